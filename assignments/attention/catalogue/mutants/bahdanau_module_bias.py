@@ -1,0 +1,12 @@
+"""BahdanauAttention whose W_q and v are nn.Linear with the default bias=True."""
+# item: BahdanauAttention
+from torch import nn
+
+_Base = BahdanauAttention
+
+
+class BahdanauAttention(_Base):
+    def __init__(self, query_dim, key_dim, attn_dim):
+        super().__init__(query_dim, key_dim, attn_dim)
+        self.W_q = nn.Linear(query_dim, attn_dim)
+        self.v = nn.Linear(attn_dim, 1)

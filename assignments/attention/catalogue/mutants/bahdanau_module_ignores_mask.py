@@ -1,0 +1,8 @@
+"""BahdanauAttention that accepts a mask and ignores it."""
+# item: BahdanauAttention
+_Base = BahdanauAttention
+
+
+class BahdanauAttention(_Base):
+    def forward(self, query, keys, mask=None):
+        return super().forward(query, keys, None)

@@ -1,0 +1,7 @@
+"""causal mask of the right pattern returned as float 0/1 (np.tril(np.ones(...))) instead of bool."""
+# item: causal_mask
+import numpy as np
+
+
+def causal_mask(seq_len):
+    return np.tril(np.ones((seq_len, seq_len)))

@@ -1,0 +1,7 @@
+"""causal mask with the tutorials' 1 = blocked convention: True above the diagonal."""
+# item: causal_mask
+import numpy as np
+
+
+def causal_mask(seq_len):
+    return np.triu(np.ones((seq_len, seq_len), dtype=bool), k=1)

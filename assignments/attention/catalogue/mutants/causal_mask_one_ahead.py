@@ -1,0 +1,7 @@
+"""causal mask off by one the other way (np.tril with k=1): each query also sees the next key."""
+# item: causal_mask
+import numpy as np
+
+
+def causal_mask(seq_len):
+    return np.tril(np.ones((seq_len, seq_len), dtype=bool), k=1)

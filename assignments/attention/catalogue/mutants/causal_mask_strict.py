@@ -1,0 +1,7 @@
+"""causal mask off by one: a strict triangle (j < i), so a query may not attend to itself."""
+# item: causal_mask
+import numpy as np
+
+
+def causal_mask(seq_len):
+    return np.tril(np.ones((seq_len, seq_len), dtype=bool), k=-1)

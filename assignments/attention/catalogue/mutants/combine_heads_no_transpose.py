@@ -1,0 +1,8 @@
+"""combine_heads with a plain reshape to (B, L, H*d_k) and no transpose."""
+# item: combine_heads
+import numpy as np
+
+
+def combine_heads(x):
+    B, H, L, d_k = x.shape
+    return x.reshape(B, L, H * d_k)

@@ -1,0 +1,7 @@
+"""combine_heads that concatenates the heads in reverse order."""
+# item: combine_heads
+import numpy as np
+
+
+def combine_heads(x):
+    return np.concatenate([x[:, h] for h in reversed(range(x.shape[1]))], axis=-1)

@@ -1,0 +1,17 @@
+"""MultiHeadAttention that never checks d_model % num_heads: d_k silently rounds down."""
+# item: MultiHeadAttention
+from torch import nn
+
+_Base = MultiHeadAttention
+
+
+class MultiHeadAttention(_Base):
+    def __init__(self, d_model, num_heads):
+        nn.Module.__init__(self)
+        self.d_model = d_model
+        self.num_heads = num_heads
+        self.d_k = d_model // num_heads
+        self.W_q = nn.Linear(d_model, d_model)
+        self.W_k = nn.Linear(d_model, d_model)
+        self.W_v = nn.Linear(d_model, d_model)
+        self.W_o = nn.Linear(d_model, d_model)

@@ -1,0 +1,8 @@
+"""padding mask with <= instead of <: the first padding position counts as a real token."""
+# item: padding_mask
+import numpy as np
+
+
+def padding_mask(lengths, max_len):
+    lengths = np.asarray(lengths)
+    return np.arange(max_len)[None, :] <= lengths[:, None]

@@ -1,0 +1,7 @@
+"""padding mask that indexes lengths[:, None] directly: correct for arrays, TypeError for a list."""
+# item: padding_mask
+import numpy as np
+
+
+def padding_mask(lengths, max_len):
+    return np.arange(max_len)[None, :] < lengths[:, None]

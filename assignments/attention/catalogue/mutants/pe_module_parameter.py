@@ -1,0 +1,13 @@
+"""PositionalEncoding that stores the table as an nn.Parameter instead of a buffer."""
+# item: PositionalEncoding
+from torch import nn
+
+_Base = PositionalEncoding
+
+
+class PositionalEncoding(_Base):
+    def __init__(self, d_model, max_len=5000):
+        super().__init__(d_model, max_len)
+        table = self.pe
+        del self.pe
+        self.pe = nn.Parameter(table)

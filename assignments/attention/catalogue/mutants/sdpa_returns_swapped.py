@@ -1,0 +1,13 @@
+"""attention that returns (weights, output) instead of (output, weights)."""
+# item: scaled_dot_product_attention
+import math
+
+import numpy as np
+
+
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = _softmax_last_axis(scores)
+    return weights, weights @ V

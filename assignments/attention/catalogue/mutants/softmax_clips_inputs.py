@@ -1,0 +1,10 @@
+"""softmax that clips its input to [-30, 30] "for stability": -inf entries get a tiny positive weight."""
+# item: softmax
+import numpy as np
+
+
+def softmax(x, axis=-1):
+    x = np.clip(np.asarray(x), -30.0, None)
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    exp = np.exp(shifted)
+    return exp / np.sum(exp, axis=axis, keepdims=True)

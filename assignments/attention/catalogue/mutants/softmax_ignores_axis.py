@@ -1,0 +1,10 @@
+"""softmax that ignores its axis argument and always normalises over the last axis."""
+# item: softmax
+import numpy as np
+
+
+def softmax(x, axis=-1):
+    x = np.asarray(x)
+    shifted = x - np.max(x, axis=-1, keepdims=True)
+    exp = np.exp(shifted)
+    return exp / np.sum(exp, axis=-1, keepdims=True)

@@ -1,0 +1,9 @@
+"""softmax without the max shift: exp overflows (or underflows to 0/0) for inputs of magnitude 1e3."""
+# item: softmax
+import numpy as np
+
+
+def softmax(x, axis=-1):
+    x = np.asarray(x)
+    exp = np.exp(x)
+    return exp / np.sum(exp, axis=axis, keepdims=True)

@@ -1,0 +1,10 @@
+"""softmax over the wrong axis: always axis 0 (the batch axis), whatever axis says."""
+# item: softmax
+import numpy as np
+
+
+def softmax(x, axis=-1):
+    x = np.asarray(x)
+    shifted = x - np.max(x, axis=0, keepdims=True)
+    exp = np.exp(shifted)
+    return exp / np.sum(exp, axis=0, keepdims=True)

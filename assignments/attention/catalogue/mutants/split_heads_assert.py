@@ -1,0 +1,9 @@
+"""split_heads that checks divisibility with assert: AssertionError instead of ValueError."""
+# item: split_heads
+import numpy as np
+
+
+def split_heads(x, num_heads):
+    B, L, d_model = x.shape
+    assert d_model % num_heads == 0, "d_model must be divisible by num_heads"
+    return x.reshape(B, L, num_heads, d_model // num_heads).transpose(0, 2, 1, 3)

@@ -1,0 +1,10 @@
+"""split_heads with a reshape straight to (B, H, L, d_k) and no transpose: heads mix positions."""
+# item: split_heads
+import numpy as np
+
+
+def split_heads(x, num_heads):
+    B, L, d_model = x.shape
+    if d_model % num_heads != 0:
+        raise ValueError("d_model must be divisible by num_heads")
+    return x.reshape(B, num_heads, L, d_model // num_heads)

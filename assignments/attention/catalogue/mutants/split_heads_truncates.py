@@ -1,0 +1,10 @@
+"""split_heads that drops the leftover features instead of raising when d_model % H != 0."""
+# item: split_heads
+import numpy as np
+
+
+def split_heads(x, num_heads):
+    B, L, d_model = x.shape
+    d_k = d_model // num_heads
+    x = x[..., : num_heads * d_k]
+    return x.reshape(B, L, num_heads, d_k).transpose(0, 2, 1, 3)

@@ -1,0 +1,80 @@
+"""The catalogue of typical mistakes (mutants) and correct alternatives.
+
+Each entry is a small ``.py`` file under ``catalogue/mutants`` or
+``catalogue/alternatives`` beside the assignment. Its header says which graded item it
+rewrites; its code is appended to the reference module of that item's notebook, so the
+new definition replaces the reference's one and nothing else changes::
+
+    \"\"\"softmax without the max shift: overflows for large inputs.\"\"\"
+    # item: softmax
+    import numpy as np
+    def softmax(x, axis=-1): ...
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import Assignment
+
+REFERENCE_DIR = Path(__file__).resolve().parent.parent / "reference"
+_ITEM_LINE = re.compile(r"^# item: *(\S+) *$", re.MULTILINE)
+
+
+class CatalogueError(ValueError):
+    """A catalogue file without a valid header; the message names the file."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    kind: str  # "mutant" (must lose points on its item, only there) or "alternative" (full marks)
+    item: str
+    notebook: str
+    description: str
+    code: str
+
+
+def load_catalogue(assignment: Assignment, kinds: tuple[str, ...] = ("mutant", "alternative")) -> list[Entry]:
+    root = assignment.path.parent / "catalogue"
+    entries = []
+    for kind in kinds:
+        for path in sorted((root / f"{kind}s").glob("*.py")):
+            entries.append(_entry(path, kind, assignment))
+    return entries
+
+
+def _entry(path: Path, kind: str, assignment: Assignment) -> Entry:
+    code = path.read_text(encoding="utf-8")
+    try:
+        doc = ast.get_docstring(ast.parse(code))
+    except SyntaxError as exc:
+        raise CatalogueError(f"{path}: not valid Python: {exc}") from exc
+    if not doc:
+        raise CatalogueError(f"{path}: needs a docstring saying what the entry does")
+    match = _ITEM_LINE.search(code)
+    if match is None:
+        raise CatalogueError(f"{path}: needs a '# item: NAME' line")
+    try:
+        item = assignment.item(match.group(1))
+    except KeyError:
+        raise CatalogueError(f"{path}: item {match.group(1)!r} is not a graded item of {assignment.path}") from None
+    return Entry(path.stem, kind, item.name, item.notebook, doc.splitlines()[0], code)
+
+
+def reference_source(notebook: str) -> str:
+    return (REFERENCE_DIR / f"{notebook}.py").read_text(encoding="utf-8")
+
+
+def write_submission(folder: Path, assignment: Assignment, entry: Entry | None = None) -> Path:
+    """Write a student folder: the reference for every notebook, with ``entry`` applied."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for notebook in assignment.notebooks:
+        source = reference_source(notebook)
+        if entry is not None and entry.notebook == notebook:
+            source = f"{source}\n\n# ---- {entry.kind}: {entry.name} ----\n{entry.code}"
+        (folder / f"{notebook}.py").write_text(source, encoding="utf-8")
+    return folder

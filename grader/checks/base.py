@@ -1,0 +1,248 @@
+"""What a check sees: a ``Trial`` (inputs from the run's seed, calls into the submission
+that come back as plain data) and helpers that explain a failure by the property that
+broke, never by printing the reference's values.
+
+A check is a function ``check(t: Trial) -> None`` that raises ``CheckFailed`` with a
+student-readable message; it runs in the trusted process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .. import wire
+from ..config import Item, Tolerance
+from ..wire import ForeignArray, Opaque, RaisedError
+
+if TYPE_CHECKING:
+    from ..run import Runner
+
+
+class CheckFailed(Exception):
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+# Reference results depend only on (seed, item, check, n-th request), so a worker that
+# grades a whole class computes each one once.
+_REFERENCE_CACHE: dict[tuple[Any, ...], Any] = {}
+
+
+@dataclass(frozen=True)
+class ModuleReply:
+    outputs: Any
+    input_grads: list[Any] | None
+    param_grads: dict[str, Any] | None
+    parameters: dict[str, tuple[tuple[int, ...], str, bool]]
+    buffers: dict[str, tuple[tuple[int, ...], str]]
+    state_dict: list[str]
+    submodules: dict[str, str]
+    linear: dict[str, tuple[int, int, bool]]  # submodule -> (in_features, out_features, has bias)
+    fetched: dict[str, Any]
+
+
+@dataclass
+class Trial:
+    item: Item
+    check: str
+    seed: int
+    rng_seed: list[int]
+    runner: Runner
+    _reference_calls: int = field(default=0, repr=False)
+
+    @cached_property
+    def rng(self) -> np.random.Generator:
+        return np.random.default_rng(self.rng_seed)
+
+    def tolerance(self, dtype: Any) -> Tolerance:
+        return self.item.tolerance(np.dtype(dtype).name)
+
+    def reference(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``fn(*args, **kwargs)`` computed once per (seed, item, check, call number)."""
+        key = (self.seed, self.item.name, self.check, self._reference_calls)
+        self._reference_calls += 1
+        if key not in _REFERENCE_CACHE:
+            _REFERENCE_CACHE[key] = fn(*args, **kwargs)
+        return _REFERENCE_CACHE[key]
+
+    # ---- calling the submission -------------------------------------------------------
+
+    def call(self, *args: Any, name: str | None = None, **kwargs: Any) -> Any:
+        """The student's ``name`` (default: this item) called on the arguments."""
+        name = name or self.item.name
+        reply = self._request({"op": "call", "name": name, "args": wire.encode(list(args)),
+                               "kwargs": wire.encode(kwargs)}, name)
+        if isinstance(reply, RaisedError):
+            raise CheckFailed(f"{name}({_signature(args, kwargs)}) raised {reply.describe()}")
+        return reply
+
+    def call_raises(self, *args: Any, name: str | None = None, **kwargs: Any) -> RaisedError | None:
+        """The exception the call raised, or None if it returned."""
+        name = name or self.item.name
+        reply = self._request({"op": "call", "name": name, "args": wire.encode(list(args)),
+                               "kwargs": wire.encode(kwargs)}, name)
+        return reply if isinstance(reply, RaisedError) else None
+
+    def module(self, *init: Any, name: str | None = None, state: dict[str, np.ndarray] | None = None,
+               method: str | None = "forward", args: Sequence[Any] = (), kwargs: dict[str, Any] | None = None,
+               grad_inputs: Sequence[int] = (), grad_outputs: Sequence[np.ndarray | None] | None = None,
+               fetch: Sequence[str] = ()) -> ModuleReply:
+        """Build the student's module ``name(*init)``, copy ``state`` in, call ``method``,
+        and (with ``grad_outputs``) backpropagate ``sum(out_i * grad_outputs[i])``."""
+        name = name or self.item.name
+        message = {
+            "op": "module", "name": name, "init": wire.encode(list(init)),
+            "state": wire.encode(state or {}), "method": method,
+            "args": wire.encode(list(args)), "kwargs": wire.encode(kwargs or {}),
+            "grad_inputs": list(grad_inputs), "fetch": list(fetch),
+            "grad_outputs": None if grad_outputs is None else wire.encode(list(grad_outputs)),
+        }
+        reply = self._request(message, name)
+        where = f"{name}({_signature(init, {})})" + (f".{method}(...)" if method else "")
+        if isinstance(reply, RaisedError):
+            raise CheckFailed(f"{where} raised {reply.describe()}")
+        if not isinstance(reply, dict) or "not_a_module" in reply:
+            raise CheckFailed(f"{name}(...) did not build a torch.nn.Module")
+        try:
+            return ModuleReply(
+                outputs=reply.get("outputs"),
+                input_grads=reply.get("input_grads"),
+                param_grads=reply.get("param_grads"),
+                parameters={k: (tuple(v[0]), str(v[1]), bool(v[2])) for k, v in reply["parameters"].items()},
+                buffers={k: (tuple(v[0]), str(v[1])) for k, v in reply["buffers"].items()},
+                state_dict=[str(k) for k in reply["state_dict"]],
+                submodules={str(k): str(v) for k, v in reply["submodules"].items()},
+                linear={str(k): (int(v[0]), int(v[1]), bool(v[2])) for k, v in reply["linear"].items()},
+                fetched=reply.get("fetched") or {},
+            )
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            raise CheckFailed(f"{where}: the sandbox sent a malformed reply ({exc})") from exc
+
+    def module_raises(self, *init: Any, name: str | None = None) -> RaisedError | None:
+        """The exception building ``name(*init)`` raised, or None if it built."""
+        name = name or self.item.name
+        reply = self._request({"op": "module", "name": name, "init": wire.encode(list(init)), "method": None}, name)
+        return reply if isinstance(reply, RaisedError) else None
+
+    def _request(self, message: dict[str, Any], name: str) -> Any:
+        reply = self.runner.request(message)
+        if not isinstance(reply, dict):
+            raise CheckFailed("the sandbox sent a malformed reply")
+        if "missing" in reply:
+            kind = reply.get("kind")
+            raise CheckFailed(f"{name} is not defined in your {self.item.notebook} notebook"
+                              + (f" (it is a {kind}, not a function or class)" if kind else ""))
+        try:
+            if "error" in reply:
+                error = wire.decode(reply["error"])
+                if isinstance(error, RaisedError):
+                    return error
+            return wire.decode(reply.get("value"))
+        except (wire.WireError, ValueError, TypeError) as exc:
+            raise CheckFailed(f"{name} returned data the grader cannot read: {exc}") from exc
+
+
+# ---- reading what came back ------------------------------------------------------------
+
+def describe_type(value: Any) -> str:
+    if isinstance(value, ForeignArray):
+        return value.type
+    if isinstance(value, Opaque):
+        return value.type
+    if isinstance(value, np.ndarray):
+        return "numpy.ndarray"
+    return type(value).__name__
+
+
+def as_array(value: Any, what: str, *, numpy_only: bool = False) -> np.ndarray:
+    """The returned value as an array; ``numpy_only`` insists it was a plain ndarray."""
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, ForeignArray):
+        if numpy_only:
+            raise CheckFailed(f"{what} is a {value.type}; return a plain numpy.ndarray")
+        return value.array
+    if numpy_only or not isinstance(value, (list, tuple, int, float, bool)):
+        raise CheckFailed(f"{what} is a {describe_type(value)}; return a numpy.ndarray")
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise CheckFailed(f"{what} is a {describe_type(value)} that is not an array of numbers") from exc
+
+
+def as_pair(value: Any, what: str) -> tuple[Any, Any]:
+    """A function that returns ``(a, b)``: a tuple or list of exactly two values."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        got = f"{len(value)} values" if isinstance(value, (tuple, list)) else f"a {describe_type(value)}"
+        raise CheckFailed(f"{what} should return a pair (output, weights); it returned {got}")
+    return value[0], value[1]
+
+
+def fmt_index(index: Sequence[int] | tuple[Any, ...]) -> str:
+    return "[" + ", ".join(str(int(i)) for i in index) + "]"
+
+
+def expect_shape(arr: np.ndarray, shape: Sequence[int], what: str) -> None:
+    if tuple(arr.shape) != tuple(shape):
+        raise CheckFailed(f"{what} has shape {tuple(arr.shape)}, expected {tuple(shape)}")
+
+
+def expect_floating(arr: np.ndarray, what: str) -> None:
+    if arr.dtype.kind != "f":
+        raise CheckFailed(f"{what} has dtype {arr.dtype}, expected a floating-point array")
+
+
+def expect_bool(arr: np.ndarray, what: str) -> None:
+    if arr.dtype != np.bool_:
+        raise CheckFailed(f"{what} has dtype {arr.dtype}, expected bool (True = may attend)")
+
+
+def expect_finite(arr: np.ndarray, what: str) -> None:
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        first = np.argwhere(bad)[0]
+        kind = "NaN" if np.isnan(arr[tuple(first)]) else "infinite"
+        raise CheckFailed(f"{what} has {int(bad.sum())} non-finite entries (the first, at {fmt_index(first)}, is {kind})")
+
+
+def expect_close(t: Trial, actual: np.ndarray, expected: np.ndarray, what: str, against: str) -> None:
+    """``actual`` matches ``expected`` within the tolerance for ``actual``'s dtype.
+
+    The message says where and how many entries break ``against`` (the property or
+    definition), never the expected numbers.
+    """
+    expected = np.asarray(expected)
+    expect_shape(actual, expected.shape, what)
+    if actual.dtype.kind not in "fiub":
+        raise CheckFailed(f"{what} has dtype {actual.dtype}, expected real numbers")
+    tol = t.tolerance(actual.dtype if actual.dtype.kind == "f" else np.float64)
+    a = actual.astype(np.float64)
+    e = expected.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ok = np.isclose(a, e, rtol=tol.rtol, atol=tol.atol, equal_nan=False)
+    if not ok.all():
+        bad = np.argwhere(~ok)
+        first = tuple(bad[0])
+        detail = " (it is NaN)" if np.isnan(a[first]) else (" (it is infinite)" if np.isinf(a[first]) else "")
+        raise CheckFailed(
+            f"{len(bad)} of {a.size} entries of {what} do not match {against}; "
+            f"the first is at {fmt_index(first)}{detail}"
+        )
+
+
+def _signature(args: Sequence[Any], kwargs: dict[str, Any]) -> str:
+    def short(v: Any) -> str:
+        if isinstance(v, np.ndarray):
+            return f"<array {v.dtype} shape {tuple(v.shape)}>"
+        if isinstance(v, (list, tuple)) and len(v) > 6:
+            return f"<{type(v).__name__} of {len(v)}>"
+        return repr(v)
+
+    parts = [short(a) for a in args] + [f"{k}={short(v)}" for k, v in kwargs.items()]
+    return ", ".join(parts)

@@ -1,0 +1,75 @@
+"""``python -m grader``: a thin command line over the library."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .config import DEFAULT_ASSIGNMENT, ConfigError
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    grade = commands.add_parser("grade", help="grade a class: one folder per student")
+    grade.add_argument("submissions", type=Path, help="folder with one sub-folder per student")
+    grade.add_argument("--out", type=Path, required=True, help="where grades.csv, results.json and feedback/ go")
+    grade.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help="the assignment's YAML")
+    grade.add_argument("--seed", type=int, help="reproduce a run: the seed its results.json records")
+    grade.add_argument("--jobs", type=int, help="worker processes (default: the number of cores)")
+    grade.add_argument("--scheduler", help="address of a dask.distributed scheduler to run on instead")
+    grade.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    release = commands.add_parser("release", help="generate the student notebooks with nbgrader")
+    release.add_argument("--out", type=Path, required=True)
+    release.add_argument("--source", type=Path, default=DEFAULT_ASSIGNMENT.parent)
+
+    audit = commands.add_parser("audit", help="prove the checks: reference full, stubs zero, mutants caught")
+    audit.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT)
+    audit.add_argument("--seed", type=int, default=None)
+    audit.add_argument("--jobs", type=int)
+    audit.add_argument("--auto", action="store_true", help="also mutate the reference automatically")
+    audit.add_argument("--max-auto", type=int, default=None, help="cap on automatic mutants")
+
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "grade":
+            return _grade(args)
+        if args.command == "release":
+            from .release import release_assignment
+
+            for path in release_assignment(args.source, args.out):
+                print(path)
+            return 0
+        from .audit import run_audit
+
+        return run_audit(args.assignment, seed=args.seed, jobs=args.jobs, auto=args.auto, max_auto=args.max_auto)
+    except (ConfigError, FileNotFoundError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _grade(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from .grade import grade_class
+
+    bar = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, unit="student", file=sys.stderr, disable=args.no_progress)
+        bar.update(1)
+
+    outcome = grade_class(args.submissions, args.out, assignment_path=args.assignment, seed=args.seed,
+                          jobs=args.jobs, scheduler=args.scheduler, progress=progress)
+    if bar is not None:
+        bar.close()
+    for line in outcome.summary.lines():
+        print(line)
+    print(f"seed {outcome.seed}; {outcome.seconds:.1f} s; wrote {outcome.out_dir / 'grades.csv'}, "
+          f"results.json and feedback/")
+    return 0

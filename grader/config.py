@@ -1,0 +1,199 @@
+"""The assignment's YAML: loaded once, validated, and turned into immutable dataclasses.
+
+Every error names the file and the key path that is wrong, so an instructor who edits
+points or tolerances finds the mistake without reading a traceback.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+DEFAULT_ASSIGNMENT = Path(__file__).resolve().parent.parent / "assignments" / "attention" / "assignment.yaml"
+
+
+class ConfigError(ValueError):
+    """The assignment file is invalid; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rtol: float
+    atol: float
+
+
+@dataclass(frozen=True)
+class Limits:
+    load_seconds: float
+    item_seconds: float
+    memory_mb: int
+    processes: int
+    file_size_mb: int
+    output_kb: int
+
+
+@dataclass(frozen=True)
+class Item:
+    name: str
+    notebook: str
+    checks: tuple[tuple[str, float], ...]  # (check name, points) in the file's order
+    tolerances: tuple[tuple[str, Tolerance], ...]  # dtype name -> tolerance
+
+    @property
+    def points(self) -> float:
+        return sum(points for _, points in self.checks)
+
+    def tolerance(self, dtype: str) -> Tolerance:
+        """The tolerance for values of ``dtype``; float16 and others use float32's."""
+        table = dict(self.tolerances)
+        return table.get(dtype, table["float32"])
+
+
+@dataclass(frozen=True)
+class Assignment:
+    name: str
+    path: Path
+    notebooks: tuple[str, ...]
+    items: tuple[Item, ...]
+    limits: Limits
+
+    @property
+    def max_score(self) -> float:
+        return sum(item.points for item in self.items)
+
+    def item(self, name: str) -> Item:
+        for item in self.items:
+            if item.name == name:
+                return item
+        raise KeyError(name)
+
+    def items_of(self, notebook: str) -> tuple[Item, ...]:
+        return tuple(item for item in self.items if item.notebook == notebook)
+
+
+_TOP_KEYS = {"assignment", "notebooks", "limits", "tolerances", "items"}
+_LIMIT_TYPES: dict[str, type] = {
+    "load_seconds": float, "item_seconds": float, "memory_mb": int,
+    "processes": int, "file_size_mb": int, "output_kb": int,
+}
+
+
+def load_assignment(path: Path | str = DEFAULT_ASSIGNMENT, known_checks: dict[str, set[str]] | None = None) -> Assignment:
+    """Load and validate an assignment file.
+
+    ``known_checks`` maps each item to the checks the grader implements; when given,
+    a check the grader does not know is an error (a typo would otherwise silently
+    give nobody those points).
+    """
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+    return parse_assignment(raw, path, known_checks)
+
+
+def parse_assignment(raw: Any, path: Path, known_checks: dict[str, set[str]] | None = None) -> Assignment:
+    def fail(key: str, why: str) -> ConfigError:
+        return ConfigError(f"{path}: {key}: {why}")
+
+    def mapping(value: Any, key: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise fail(key, f"expected a mapping, got {type(value).__name__}")
+        return value
+
+    def exact_keys(value: dict[str, Any], expected: set[str], key: str, optional: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+        for name in value:
+            if name not in expected | optional:
+                raise fail(f"{key}.{name}" if key else str(name), f"unknown key (expected one of {sorted(expected | optional)})")
+        for name in sorted(expected - set(value)):
+            raise fail(f"{key}.{name}" if key else name, "missing")
+
+    def number(value: Any, key: str, kind: type = float, positive: bool = True) -> Any:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise fail(key, f"expected a number, got {value!r}")
+        if kind is int and not float(value).is_integer():
+            raise fail(key, f"expected a whole number, got {value!r}")
+        if positive and value <= 0:
+            raise fail(key, f"must be positive, got {value!r}")
+        return kind(value)
+
+    def tolerance_table(value: Any, key: str, require: bool) -> dict[str, Tolerance]:
+        table = {}
+        for dtype, tol in mapping(value, key).items():
+            if dtype not in ("float64", "float32"):
+                raise fail(f"{key}.{dtype}", "unknown dtype (expected float64 or float32)")
+            tol = mapping(tol, f"{key}.{dtype}")
+            exact_keys(tol, {"rtol", "atol"}, f"{key}.{dtype}")
+            table[dtype] = Tolerance(
+                rtol=number(tol["rtol"], f"{key}.{dtype}.rtol", positive=False),
+                atol=number(tol["atol"], f"{key}.{dtype}.atol", positive=False),
+            )
+        if require:
+            for dtype in ("float64", "float32"):
+                if dtype not in table:
+                    raise fail(f"{key}.{dtype}", "missing")
+        return table
+
+    top = mapping(raw, "(top level)")
+    exact_keys(top, _TOP_KEYS, "")
+    name = top["assignment"]
+    if not isinstance(name, str) or not name:
+        raise fail("assignment", "expected a non-empty name")
+
+    notebooks = mapping(top["notebooks"], "notebooks")
+    if not notebooks:
+        raise fail("notebooks", "no notebooks")
+    notebook_of: dict[str, str] = {}
+    for nb, spec in notebooks.items():
+        spec = mapping(spec, f"notebooks.{nb}")
+        exact_keys(spec, {"items"}, f"notebooks.{nb}")
+        if not isinstance(spec["items"], list) or not spec["items"]:
+            raise fail(f"notebooks.{nb}.items", "expected a non-empty list of item names")
+        for item in spec["items"]:
+            if item in notebook_of:
+                raise fail(f"notebooks.{nb}.items", f"{item!r} is already listed under {notebook_of[item]}")
+            notebook_of[item] = nb
+
+    limits_raw = mapping(top["limits"], "limits")
+    exact_keys(limits_raw, set(_LIMIT_TYPES), "limits")
+    limits = Limits(**{k: number(limits_raw[k], f"limits.{k}", kind) for k, kind in _LIMIT_TYPES.items()})
+
+    default_tols = tolerance_table(top["tolerances"], "tolerances", require=True)
+
+    items_raw = mapping(top["items"], "items")
+    items = []
+    for item_name in notebook_of:
+        if item_name not in items_raw:
+            raise fail(f"items.{item_name}", f"missing (listed under notebooks.{notebook_of[item_name]})")
+    for item_name, spec in items_raw.items():
+        key = f"items.{item_name}"
+        if item_name not in notebook_of:
+            raise fail(key, "not listed under any notebook")
+        spec = mapping(spec, key)
+        exact_keys(spec, {"checks"}, key, optional={"tolerances"})
+        checks = mapping(spec["checks"], f"{key}.checks")
+        if not checks:
+            raise fail(f"{key}.checks", "no checks")
+        known = None if known_checks is None else known_checks.get(item_name)
+        if known_checks is not None and known is None:
+            raise fail(key, "the grader has no checks for this item")
+        parsed = []
+        for check, points in checks.items():
+            if known is not None and check not in known:
+                raise fail(f"{key}.checks.{check}", f"unknown check (the grader implements {sorted(known)})")
+            parsed.append((str(check), number(points, f"{key}.checks.{check}")))
+        tols = dict(default_tols)
+        if "tolerances" in spec:
+            tols.update(tolerance_table(spec["tolerances"], f"{key}.tolerances", require=False))
+        items.append(Item(item_name, notebook_of[item_name], tuple(parsed), tuple(sorted(tols.items()))))
+
+    order = list(notebook_of)
+    items.sort(key=lambda item: order.index(item.name))
+    return Assignment(name, path, tuple(notebooks), tuple(items), limits)

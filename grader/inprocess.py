@@ -1,0 +1,64 @@
+"""The checks without isolation: student code and checks in one process.
+
+Not for grading a class (a submission could patch the checks). It exists for two
+comparisons: nbgrader's hidden-test cells (``assert_item``) and the benchmark's floor.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import wire
+from .config import DEFAULT_ASSIGNMENT, Assignment, load_assignment
+from .load import SourceFile
+from .run import ItemOutput, LoadReport, run_item
+from .sandbox import serve
+
+
+class InProcessRunner:
+    """A runner over a namespace in this process; replies pass through the wire format
+    so the checks see exactly what the sandbox would send."""
+
+    def __init__(self, namespace: dict[str, Any], load: LoadReport | None = None):
+        self.namespace = namespace
+        self.load = load or LoadReport((), "")
+
+    @classmethod
+    def from_source(cls, source: SourceFile) -> InProcessRunner:
+        namespace = serve.new_namespace(source.notebook)
+        errors = []
+        for cell in source.cells:
+            error = serve.exec_cell(cell.number, cell.source, namespace)
+            if error is not None:
+                errors.append((cell.number, error))
+        return cls(namespace, LoadReport(tuple(errors), "", source.problem))
+
+    def begin_item(self, item: str) -> None:
+        return None
+
+    def request(self, message: dict[str, Any]) -> Any:
+        reply = serve.handle(message, self.namespace)
+        return wire.parse(wire.pack(reply)[wire.HEADER_SIZE:])
+
+    def end_item(self) -> ItemOutput:
+        return ItemOutput("", 0)
+
+    def close(self) -> None:
+        return None
+
+
+_ASSIGNMENT: Assignment | None = None
+
+
+def assert_item(item: str, namespace: dict[str, Any], seed: int = 0) -> None:
+    """Run ``item``'s hidden checks on the functions in ``namespace``; raise
+    ``AssertionError`` naming every failed property (used in nbgrader test cells)."""
+    global _ASSIGNMENT
+    if _ASSIGNMENT is None:
+        from .checks import known_checks
+
+        _ASSIGNMENT = load_assignment(DEFAULT_ASSIGNMENT, known_checks())
+    result, _ = run_item(_ASSIGNMENT.item(item), InProcessRunner(namespace), seed)
+    failed = [f"{c.name}: {c.message}" for c in result.checks if not c.passed]
+    if failed:
+        raise AssertionError(f"{item}: {result.earned:g}/{result.points:g} points\n" + "\n".join(failed))

@@ -1,0 +1,129 @@
+"""Grade many submissions at once: warm worker processes (local) or a Dask cluster.
+
+A worker is trusted: it holds the reference and the checks, and starts one zygote of
+its own from which every sandbox is forked. Both schedulers call the same
+``grade_folder`` and stream results back as JSON, a bounded number in flight, so the
+run's memory does not grow with the class.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .checks import known_checks
+from .config import Assignment, load_assignment
+from .load import load_submission
+from .run import grade_submission
+from .sandbox.client import SandboxRunner, Zygote, default_hidden
+
+
+@dataclass(frozen=True)
+class Job:
+    """What every worker needs to grade any folder of the run (sent once per worker)."""
+
+    assignment_path: str
+    seed: int
+    class_dir: str
+    out_dir: str
+
+
+@dataclass
+class _WorkerState:
+    job: Job
+    assignment: Assignment
+    zygote: Zygote
+    hide: list[Path]
+
+
+_local = threading.local()
+
+
+def _state(job: Job) -> _WorkerState:
+    state: _WorkerState | None = getattr(_local, "state", None)
+    if state is None or state.job != job or state.zygote.process.poll() is not None:
+        if state is not None:
+            state.zygote.close()
+        assignment = load_assignment(job.assignment_path, known_checks())
+        hide = default_hidden(Path(job.class_dir), Path(job.out_dir))
+        state = _WorkerState(job, assignment, Zygote(), hide)
+        _local.state = state
+    return state
+
+
+def warm_up(job: Job) -> None:
+    _state(job)
+
+
+def grade_folder(folder: str, job: Job) -> dict[str, Any]:
+    """Grade one student's folder in this worker; the result as JSON-ready data."""
+    state = _state(job)
+    assignment = state.assignment
+    submission = load_submission(Path(folder), assignment.name, assignment.notebooks)
+
+    def open_runner(source: Any) -> SandboxRunner:
+        return SandboxRunner(state.zygote, source, assignment.limits, state.hide)
+
+    return grade_submission(submission, assignment, job.seed, open_runner).to_json()
+
+
+Outcome = tuple[Path, "dict[str, Any] | BaseException"]
+
+
+def run_local(folders: list[Path], job: Job, jobs: int) -> Iterator[Outcome]:
+    """(folder, result or the grader's own exception) in completion order from ``jobs``
+    warm worker processes."""
+    # spawn: a worker must not inherit anything (torch state above all) from the caller.
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=warm_up, initargs=(job,)) as pool:
+        yield from _window(lambda f: pool.submit(grade_folder, str(f), job), folders, 4 * jobs)
+
+
+def run_dask(folders: list[Path], job: Job, address: str) -> Iterator[Outcome]:
+    """The same work on an existing ``dask.distributed`` cluster (paths must be visible to its workers)."""
+    from distributed import Client
+
+    with Client(address) as client:
+        window = 4 * max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()))
+        yield from _window(lambda f: client.submit(grade_folder, str(f), job, pure=False), folders, window)
+
+
+def _window(submit: Any, folders: list[Path], size: int) -> Iterator[Outcome]:
+    pending: dict[Any, Path] = {}
+    queue = iter(folders)
+    for folder in queue:
+        pending[submit(folder)] = folder
+        if len(pending) >= size:
+            break
+    while pending:
+        done, _ = _wait_any(set(pending))
+        for future in done:
+            folder = pending.pop(future)
+            try:
+                yield folder, future.result()
+            except Exception as exc:  # the grader's own failure: that student gets a row anyway
+                yield folder, exc
+            nxt = next(queue, None)
+            if nxt is not None:
+                pending[submit(nxt)] = nxt
+
+
+def _wait_any(pending: set[Any]) -> tuple[set[Any], set[Any]]:
+    first = next(iter(pending))
+    if isinstance(first, Future):
+        done, rest = wait(pending, return_when=FIRST_COMPLETED)
+        return set(done), set(rest)
+    from distributed import wait as dask_wait
+
+    done, rest = dask_wait(list(pending), return_when="FIRST_COMPLETED")
+    return set(done), set(rest)
+
+
+def default_jobs() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

@@ -1,0 +1,97 @@
+"""Build the student release of the attention assignment with nbgrader.
+
+The instructor's source notebooks (``assignments/attention/*.ipynb``) carry the
+solutions between ``### BEGIN SOLUTION`` / ``### END SOLUTION`` and the hidden
+tests between ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS``. nbgrader's
+own ``generate_assignment`` strips both; this module runs it in a throw-away
+course directory so that the repository never holds nbgrader state.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+ASSIGNMENT_ID = "attention"
+NOTEBOOKS: tuple[str, ...] = ("attention_numpy.ipynb", "attention_torch.ipynb")
+
+
+@contextlib.contextmanager
+def _interpreter_bin_on_path() -> Iterator[None]:
+    """nbgrader's gradebook shells out to ``alembic`` found on PATH; make it the one installed
+    next to this interpreter (a virtualenv need not be activated)."""
+    old = os.environ.get("PATH")
+    os.environ["PATH"] = os.pathsep.join(
+        [str(Path(sys.executable).parent)] + ([old] if old else [])
+    )
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("PATH", None)
+        else:
+            os.environ["PATH"] = old
+
+
+def release_assignment(source_dir: Path, out_dir: Path) -> list[Path]:
+    """Generate the student version of the notebooks in ``source_dir``.
+
+    Runs ``nbgrader generate_assignment`` (through ``NbGraderAPI``) on a copy of
+    the source notebooks inside a temporary nbgrader course directory and copies
+    the released notebooks to ``out_dir`` (created if needed).
+
+    Returns the paths written, in the order of ``NOTEBOOKS``. Raises ``ValueError``
+    when ``source_dir`` lacks a source notebook and ``RuntimeError`` when nbgrader
+    fails (with nbgrader's log).
+    """
+    source_dir = Path(source_dir)
+    out_dir = Path(out_dir)
+    missing = [name for name in NOTEBOOKS if not (source_dir / name).is_file()]
+    if missing:
+        raise ValueError(
+            f"{source_dir}: missing source notebook(s) {', '.join(missing)}"
+        )
+
+    # Imported here: nbgrader is an optional ("course") dependency.
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import Config
+
+    with tempfile.TemporaryDirectory(prefix="nbgrader-release-") as tmp:
+        root = Path(tmp)
+        source = root / "source" / ASSIGNMENT_ID
+        source.mkdir(parents=True)
+        for name in NOTEBOOKS:
+            shutil.copy2(source_dir / name, source / name)
+
+        config = Config()
+        config.CourseDirectory.root = str(root)
+        config.CourseDirectory.course_id = ASSIGNMENT_ID
+        config.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
+        config.Exchange.root = str(root / "exchange")
+        coursedir = CourseDirectory(config=config)
+        api = NbGraderAPI(coursedir=coursedir, config=config)
+        with _interpreter_bin_on_path():
+            result = api.generate_assignment(ASSIGNMENT_ID, force=True, create=True)
+        if not result.get("success"):
+            raise RuntimeError(
+                f"nbgrader generate_assignment failed for {source_dir}:\n"
+                f"{result.get('log', '')}\n{result.get('error', '')}"
+            )
+
+        released = root / "release" / ASSIGNMENT_ID
+        out_dir.mkdir(parents=True, exist_ok=True)
+        written: list[Path] = []
+        for name in NOTEBOOKS:
+            produced = released / name
+            if not produced.is_file():
+                raise RuntimeError(f"nbgrader did not write {produced} (from {source_dir})")
+            target = out_dir / name
+            shutil.copyfile(produced, target)
+            written.append(target)
+    return written

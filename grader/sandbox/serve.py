@@ -1,0 +1,188 @@
+"""Execute a notebook's cells and answer requests on the loaded namespace.
+
+This is the only code that touches student objects. It runs inside the sandboxed child
+(or, for the in-process floor and nbgrader's hidden tests, in the caller's process), and
+everything it returns is plain data from ``grader.wire.encode``.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+import types
+from typing import Any
+
+from .. import wire
+
+# Cell magics whose body is ordinary Python that a kernel would run.
+_RUN_BODY_MAGICS = {"time", "timeit", "capture", "prun"}
+
+
+class _FakeIPython:
+    """Enough of ``get_ipython()`` for transformed magics: shell escapes and magics do nothing."""
+
+    def __init__(self, namespace: dict[str, Any]):
+        self.user_ns = namespace
+
+    def run_line_magic(self, name: str, line: str) -> None:
+        return None
+
+    def run_cell_magic(self, name: str, line: str, body: str) -> None:
+        if name in _RUN_BODY_MAGICS:
+            exec(compile(body, "<cell magic>", "exec"), self.user_ns)
+
+    def system(self, command: str) -> None:
+        return None
+
+    def getoutput(self, command: str) -> list[str]:
+        return []
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: None
+
+
+def new_namespace(notebook: str) -> dict[str, Any]:
+    module = types.ModuleType(notebook)
+    namespace = module.__dict__
+    namespace["__name__"] = "__main__"
+    namespace["get_ipython"] = lambda: shell
+    shell = _FakeIPython(namespace)
+    return namespace
+
+
+def exec_cell(number: int, source: str, namespace: dict[str, Any]) -> str | None:
+    """Run one cell as a kernel would; returns ``"Type: message"`` if it raised."""
+    try:
+        code = compile(source, f"<cell {number}>", "exec")
+        exec(code, namespace)
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt too: a kernel survives them
+        return _describe(exc)
+    finally:
+        _flush()
+    return None
+
+
+def handle(message: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any]:
+    """Answer one request: ``call`` a function or exercise a ``module``."""
+    op = message.get("op")
+    try:
+        if op == "call":
+            value = _resolve(namespace, message["name"])
+            if isinstance(value, dict):
+                return value
+            args = [_to_local(a) for a in wire.decode(message.get("args", []))]
+            kwargs = {k: _to_local(v) for k, v in wire.decode(message.get("kwargs", {"$dict": {}})).items()}
+            return {"value": wire.encode(value(*args, **kwargs))}
+        if op == "module":
+            return _module(message, namespace)
+        return {"error": wire.encode_error(ValueError(f"unknown op {op!r}"))}
+    except BaseException as exc:
+        return {"error": wire.encode_error(exc)}
+    finally:
+        _flush()
+
+
+def _resolve(namespace: dict[str, Any], name: str) -> Any:
+    value = namespace.get(name)
+    if value is None:
+        return {"missing": name}
+    if not callable(value):
+        return {"missing": name, "kind": type(value).__name__}
+    return value
+
+
+def _to_local(value: Any) -> Any:
+    """Decoded arrays are read-only views; students may legitimately write to their inputs."""
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        return np.array(value)
+    if isinstance(value, list):
+        return [_to_local(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_to_local(v) for v in value)
+    return value
+
+
+def _module(message: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any]:
+    import numpy as np
+    import torch
+
+    cls = _resolve(namespace, message["name"])
+    if isinstance(cls, dict):
+        return cls
+
+    def tensor(value: Any, grad: bool = False) -> Any:
+        if isinstance(value, np.ndarray):
+            t = torch.from_numpy(np.array(value))
+            return t.requires_grad_(True) if grad else t
+        if isinstance(value, (list, tuple)):
+            return type(value)(tensor(v) for v in value)
+        return value
+
+    init = wire.decode(message.get("init", []))
+    module = cls(*init)
+    reply: dict[str, Any] = {}
+    if not isinstance(module, torch.nn.Module):
+        return {"value": {"$dict": {"not_a_module": type(module).__name__}}}
+    state = wire.decode(message.get("state", {"$dict": {}}))
+    if state:
+        own = module.state_dict(keep_vars=True)
+        for key, array in state.items():
+            if key not in own:
+                raise KeyError(f"{type(module).__name__} has no parameter or buffer named {key!r}; it has {sorted(own)}")
+            target = own[key]
+            if tuple(target.shape) != tuple(array.shape):
+                raise ValueError(f"{key} has shape {tuple(target.shape)}, expected {tuple(array.shape)}")
+            with torch.no_grad():
+                target.copy_(torch.from_numpy(np.array(array)))
+    grad_inputs = set(message.get("grad_inputs", []))
+    args = [tensor(a, i in grad_inputs) for i, a in enumerate(wire.decode(message.get("args", [])))]
+    kwargs = {k: tensor(v) for k, v in wire.decode(message.get("kwargs", {"$dict": {}})).items()}
+    method = message.get("method")
+    if method is not None:
+        fn = getattr(module, method)
+        outputs = fn(*args, **kwargs)
+        reply["outputs"] = outputs
+        seeds = wire.decode(message.get("grad_outputs")) if message.get("grad_outputs") is not None else None
+        if seeds is not None:
+            outs = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
+            loss = None
+            for out, seed in zip(outs, seeds):
+                if seed is not None and isinstance(out, torch.Tensor):
+                    term = (out * torch.from_numpy(np.array(seed)).to(out.dtype)).sum()
+                    loss = term if loss is None else loss + term
+            if loss is None or not loss.requires_grad:
+                raise RuntimeError("the outputs are not connected to the inputs or parameters (no gradient can flow)")
+            loss.backward()
+            reply["input_grads"] = [a.grad if i in grad_inputs else None for i, a in enumerate(args)]
+            reply["param_grads"] = {n: p.grad for n, p in module.named_parameters()}
+    reply["parameters"] = {n: [list(p.shape), str(p.dtype), bool(p.requires_grad)] for n, p in module.named_parameters()}
+    reply["buffers"] = {n: [list(b.shape), str(b.dtype)] for n, b in module.named_buffers()}
+    reply["state_dict"] = list(module.state_dict().keys())
+    reply["submodules"] = {n: f"{type(m).__module__}.{type(m).__qualname__}" for n, m in module.named_children()}
+    reply["linear"] = {
+        n: [m.in_features, m.out_features, m.bias is not None]
+        for n, m in module.named_children() if isinstance(m, torch.nn.Linear)
+    }
+    fetch = message.get("fetch", [])
+    if fetch:
+        sd = module.state_dict()
+        reply["fetched"] = {n: sd[n] for n in fetch if n in sd}
+    return {"value": wire.encode(reply)}
+
+
+def _describe(exc: BaseException) -> str:
+    try:
+        text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    except Exception:
+        text = type(exc).__name__
+    return text[:2000]
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass

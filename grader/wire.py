@@ -1,0 +1,197 @@
+"""Plain data between the trusted grader and a sandboxed child.
+
+Frames are a 4-byte big-endian length and a UTF-8 JSON document. Arrays travel as
+dtype, shape and base64 bytes; the decoder accepts only numeric and boolean dtypes and
+checks that the bytes match the shape, so nothing a student returns can run code or
+lie about itself in the grader (no pickle, no object dtype, no subclasses).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+MAX_FRAME = 256 * 1024 * 1024
+ALLOWED_DTYPES = frozenset(
+    ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+     "float16", "float32", "float64", "complex64", "complex128"]
+)
+_HEADER = struct.Struct(">I")
+
+
+class WireError(ValueError):
+    """A frame or value that does not follow the protocol."""
+
+
+@dataclass(frozen=True)
+class ForeignArray:
+    """Array data that arrived as something other than a plain ``numpy.ndarray``.
+
+    ``type`` is the qualified class name the child saw (``torch.Tensor``, an ndarray
+    subclass, ...); ``array`` is plain read-only data decoded from bytes.
+    """
+
+    array: np.ndarray
+    type: str
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A returned object the protocol does not carry (only its type name survives)."""
+
+    type: str
+
+
+@dataclass(frozen=True)
+class RaisedError:
+    """An exception raised by student code: its class, base class names and message."""
+
+    type: str
+    bases: tuple[str, ...]
+    message: str
+
+    def is_a(self, name: str) -> bool:
+        return name == self.type or name in self.bases
+
+    def describe(self) -> str:
+        return f"{self.type}: {self.message}" if self.message else self.type
+
+
+# ---- encoding (both sides) -------------------------------------------------------
+
+def _qualname(obj: Any) -> str:
+    cls = type(obj)
+    module = getattr(cls, "__module__", "?")
+    return f"{module}.{cls.__qualname__}" if module != "builtins" else cls.__qualname__
+
+
+def _encode_array(arr: np.ndarray, type_name: str) -> dict[str, Any]:
+    arr = np.ascontiguousarray(arr)
+    if arr.dtype.name not in ALLOWED_DTYPES:
+        return {"$opaque": f"{type_name} of dtype {arr.dtype}"}
+    return {"$array": {
+        "dtype": arr.dtype.name, "shape": list(arr.shape), "type": type_name,
+        "data": base64.b64encode(arr.tobytes()).decode("ascii"),
+    }}
+
+
+def encode(value: Any, depth: int = 0) -> Any:
+    """Turn a value into JSON-ready plain data.
+
+    Runs in the child on whatever student code returned, so it never trusts the
+    object's own methods beyond what is needed to read raw bytes.
+    """
+    if depth > 20:
+        return {"$opaque": "nesting too deep"}
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if isinstance(value, np.generic) and type(value).__module__ == "numpy":
+        return _encode_array(np.asarray(value), "numpy." + type(value).__name__)
+    if isinstance(value, np.ndarray):
+        # Read the raw buffer through the base class so subclass overrides play no part.
+        plain = np.ndarray.view(value, np.ndarray)
+        return _encode_array(np.array(plain, copy=True), _qualname(value))
+    torch = _torch()
+    if torch is not None and isinstance(value, torch.Tensor):
+        data = torch.Tensor.detach(value).cpu()
+        if data.dtype == torch.bfloat16:
+            data = data.float()
+        return _encode_array(data.numpy(), _qualname(value))
+    if type(value) in (list, tuple):
+        items = [encode(v, depth + 1) for v in value]
+        return items if type(value) is list else {"$tuple": items}
+    if type(value) is dict and all(type(k) is str for k in value):
+        return {"$dict": {k: encode(v, depth + 1) for k, v in value.items()}}
+    return {"$opaque": _qualname(value)}
+
+
+def encode_error(exc: BaseException) -> dict[str, Any]:
+    bases = [cls.__name__ for cls in type(exc).__mro__[1:]]
+    try:
+        message = str(exc)[:2000]
+    except Exception:  # a student exception whose __str__ raises
+        message = "<unprintable message>"
+    return {"$error": {"type": type(exc).__name__, "bases": bases, "message": message}}
+
+
+def _torch() -> Any:
+    import sys
+
+    return sys.modules.get("torch")
+
+
+# ---- decoding (the trusted side is strict) -----------------------------------------
+
+def decode(value: Any, depth: int = 0) -> Any:
+    """Rebuild plain data; arrays become read-only ``numpy.ndarray`` or ``ForeignArray``."""
+    if depth > 40:
+        raise WireError("nesting too deep")
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if type(value) is list:
+        return [decode(v, depth + 1) for v in value]
+    if type(value) is not dict or len(value) != 1:
+        raise WireError(f"unexpected value of type {type(value).__name__}")
+    (tag, body), = value.items()
+    if tag == "$tuple" and type(body) is list:
+        return tuple(decode(v, depth + 1) for v in body)
+    if tag == "$dict" and type(body) is dict:
+        return {str(k): decode(v, depth + 1) for k, v in body.items()}
+    if tag == "$array" and type(body) is dict:
+        return _decode_array(body)
+    if tag == "$opaque":
+        return Opaque(str(body)[:200])
+    if tag == "$error" and type(body) is dict:
+        bases = body.get("bases")
+        return RaisedError(
+            type=str(body.get("type"))[:200],
+            bases=tuple(str(b)[:200] for b in bases) if type(bases) is list else (),
+            message=str(body.get("message"))[:2000],
+        )
+    raise WireError(f"unknown tag {tag!r}")
+
+
+def _decode_array(body: dict[str, Any]) -> np.ndarray | ForeignArray:
+    dtype, shape, data, type_name = body.get("dtype"), body.get("shape"), body.get("data"), body.get("type")
+    if dtype not in ALLOWED_DTYPES:
+        raise WireError(f"dtype {dtype!r} is not allowed")
+    if type(shape) is not list or not all(type(n) is int and 0 <= n for n in shape) or len(shape) > 32:
+        raise WireError("bad shape")
+    if not isinstance(data, str) or not isinstance(type_name, str):
+        raise WireError("bad array body")
+    raw = base64.b64decode(data, validate=True)
+    arr = np.frombuffer(raw, dtype=np.dtype(dtype))
+    if arr.size != int(np.prod(shape, dtype=np.int64)):
+        raise WireError(f"{len(raw)} bytes do not fill shape {shape}")
+    arr = arr.reshape(shape)
+    arr.flags.writeable = False
+    return arr if type_name == "numpy.ndarray" else ForeignArray(arr, type_name[:200])
+
+
+# ---- frames ------------------------------------------------------------------------
+
+def pack(message: Any) -> bytes:
+    body = json.dumps(message, separators=(",", ":")).encode("utf-8")
+    return _HEADER.pack(len(body)) + body
+
+
+def unpack_header(header: bytes) -> int:
+    (length,) = _HEADER.unpack(header)
+    if length > MAX_FRAME:
+        raise WireError(f"frame of {length} bytes exceeds the {MAX_FRAME} byte limit")
+    return length
+
+
+def parse(body: bytes) -> Any:
+    try:
+        return json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise WireError(f"malformed frame: {exc}") from exc
+
+
+HEADER_SIZE = _HEADER.size

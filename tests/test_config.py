@@ -1,0 +1,66 @@
+from pathlib import Path
+
+import pytest
+import yaml
+
+from grader.checks import known_checks
+from grader.config import DEFAULT_ASSIGNMENT, ConfigError, load_assignment, parse_assignment
+
+
+def raw() -> dict:
+    return yaml.safe_load(DEFAULT_ASSIGNMENT.read_text())
+
+
+def test_bundled_assignment_is_valid_and_matches_the_contract():
+    a = load_assignment(DEFAULT_ASSIGNMENT, known_checks())
+    assert [i.name for i in a.items] == [
+        "softmax", "causal_mask", "padding_mask", "scaled_dot_product_attention", "bahdanau_attention",
+        "split_heads", "combine_heads", "positional_encoding", "relative_shift_matrix",
+        "BahdanauAttention", "MultiHeadAttention", "PositionalEncoding",
+    ]
+    assert a.notebooks == ("attention_numpy", "attention_torch")
+    assert a.max_score == sum(p for i in a.items for _, p in i.checks)
+    assert a.item("PositionalEncoding").tolerance("float32").atol > a.item("softmax").tolerance("float32").atol
+
+
+def test_every_check_in_the_grader_is_graded():
+    a = load_assignment(DEFAULT_ASSIGNMENT, known_checks())
+    graded = {i.name: {n for n, _ in i.checks} for i in a.items}
+    assert graded == known_checks()
+
+
+@pytest.mark.parametrize(
+    "edit, key",
+    [
+        (lambda d: d.update(extra=1), "extra"),
+        (lambda d: d["limits"].pop("item_seconds"), "limits.item_seconds"),
+        (lambda d: d["limits"].update(memory_mb="lots"), "limits.memory_mb"),
+        (lambda d: d["items"].pop("softmax"), "items.softmax"),
+        (lambda d: d["items"]["softmax"]["checks"].update(made_up=1), "items.softmax.checks.made_up"),
+        (lambda d: d["items"]["softmax"]["checks"].update(rows_sum_to_one=-1), "items.softmax.checks.rows_sum_to_one"),
+        (lambda d: d["items"]["softmax"].update(points=3), "items.softmax.points"),
+        (lambda d: d["tolerances"].pop("float32"), "tolerances.float32"),
+        (lambda d: d["items"]["softmax"].update(tolerances={"float16": {"rtol": 1, "atol": 1}}),
+         "items.softmax.tolerances.float16"),
+        (lambda d: d["notebooks"]["attention_torch"]["items"].append("softmax"), "notebooks.attention_torch.items"),
+    ],
+)
+def test_errors_name_the_file_and_the_key(edit, key, tmp_path: Path):
+    data = raw()
+    edit(data)
+    path = tmp_path / "assignment.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError) as info:
+        load_assignment(path, known_checks())
+    assert str(info.value).startswith(f"{path}: {key}:")
+
+
+def test_unreadable_and_invalid_yaml(tmp_path: Path):
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_assignment(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("items: [unclosed")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_assignment(bad)
+    with pytest.raises(ConfigError, match="expected a mapping"):
+        parse_assignment(["a"], bad)

@@ -1,0 +1,77 @@
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grader.load import discover, load_submission, read_cells
+
+NOTEBOOKS = ("attention_numpy", "attention_torch")
+
+
+def notebook(*sources: str, markdown: str = "# title") -> str:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(markdown), *(nbformat.v4.new_code_cell(s) for s in sources)]
+    return nbformat.writes(nb)
+
+
+def test_discover_sorts_student_folders_and_skips_files_and_hidden(tmp_path: Path):
+    for name in ("zoë", "Ada Lovelace", ".ipynb_checkpoints", "ünal"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "notes.txt").write_text("x")
+    assert [p.name for p in discover(tmp_path)] == ["Ada Lovelace", "zoë", "ünal"]
+    with pytest.raises(FileNotFoundError):
+        discover(tmp_path / "nope")
+
+
+def test_flat_and_nbgrader_layouts_notebook_beats_module(tmp_path: Path):
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    (flat / "attention_numpy.py").write_text("x = 1\n")
+    nested = tmp_path / "nested" / "attention"
+    nested.mkdir(parents=True)
+    (nested / "attention_torch.ipynb").write_text(notebook("y = 2"))
+    (nested / "attention_torch.py").write_text("y = 3\n")
+    sub = load_submission(flat, "attention", NOTEBOOKS)
+    assert sub.file("attention_numpy").path == "attention_numpy.py"
+    assert sub.file("attention_numpy").cells[0].source == "x = 1\n"
+    assert sub.file("attention_torch").problem == "attention_torch.ipynb was not submitted"
+    sub = load_submission(tmp_path / "nested", "attention", NOTEBOOKS)
+    torch_file = sub.file("attention_torch")
+    assert torch_file.path == "attention/attention_torch.ipynb"
+    assert [c.source for c in torch_file.cells] == ["y = 2\n"]
+    assert torch_file.cells[0].number == 2  # the markdown cell counts, as Jupyter shows it
+
+
+def test_magics_and_shell_escapes_become_calls(tmp_path: Path):
+    path = tmp_path / "a.ipynb"
+    path.write_text(notebook("%matplotlib inline\n!pip install numpy\nx = 1", "%%time\ny = 2"))
+    first, second = read_cells(path)
+    assert "get_ipython().run_line_magic('matplotlib', 'inline')" in first.source
+    assert "get_ipython().system('pip install numpy')" in first.source
+    assert second.source.startswith("get_ipython().run_cell_magic('time'")
+
+
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        (b"{not json", "invalid JSON"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "not a UTF-8 text file"),
+        (json.dumps({"cells": "nope"}).encode(), "no list of cells"),
+        (b"abc\x00def", "NUL bytes"),
+    ],
+)
+def test_broken_files_become_a_problem_not_an_exception(tmp_path: Path, content: bytes, reason: str):
+    student = tmp_path / "student"
+    student.mkdir()
+    (student / "attention_numpy.ipynb").write_bytes(content)
+    source = load_submission(student, "attention", NOTEBOOKS).file("attention_numpy")
+    assert source.cells == ()
+    assert source.problem is not None and reason in source.problem
+    assert source.problem.startswith("attention_numpy.ipynb could not be read")
+
+
+def test_a_syntax_error_is_left_for_the_sandbox_to_report(tmp_path: Path):
+    path = tmp_path / "attention_numpy.py"
+    path.write_text("def softmax(x:\n")
+    assert read_cells(path)[0].source == "def softmax(x:\n"

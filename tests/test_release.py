@@ -1,0 +1,226 @@
+"""The student release: nbgrader strips every solution and hidden test, and nothing else.
+
+The regions are read from the source notebooks themselves, so the tests follow the notebooks
+when they change.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import math
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+pytest.importorskip("nbgrader")
+
+from grader.release import NOTEBOOKS, release_assignment  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE_DIR = ROOT / "assignments" / "attention"
+
+
+def region_lines(source: str, begin: str, end: str) -> list[str]:
+    """The lines between (and including) every ``begin`` ... ``end`` delimiter pair."""
+    lines, inside = [], False
+    for line in source.splitlines():
+        if begin in line:
+            inside = True
+        if inside:
+            lines.append(line)
+        if end in line:
+            inside = False
+    assert not inside, f"unterminated {begin!r} region"
+    return lines
+
+
+def without_region(source: str, begin: str, end: str) -> str:
+    kept, inside = [], False
+    for line in source.splitlines():
+        if begin in line:
+            inside = True
+        elif end in line:
+            inside = False
+        elif not inside:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def nbgrader_meta(cell) -> dict:
+    return cell.metadata.get("nbgrader", {})
+
+
+def load(path: Path):
+    return nbformat.read(path, as_version=4)
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("release")
+    paths = release_assignment(SOURCE_DIR, out)
+    return {p.name: p for p in paths}
+
+
+@pytest.fixture(scope="module")
+def sources() -> dict[str, nbformat.NotebookNode]:
+    return {name: load(SOURCE_DIR / name) for name in NOTEBOOKS}
+
+
+def released_lines(released: dict[str, Path]) -> set[str]:
+    """Every stripped line of every cell of both released notebooks."""
+    lines = set()
+    for path in released.values():
+        for cell in load(path).cells:
+            lines.update(line.strip() for line in cell.source.splitlines())
+    return lines
+
+
+def test_release_writes_both_notebooks(released):
+    assert sorted(released) == sorted(NOTEBOOKS)
+    for path in released.values():
+        nb = load(path)
+        nbformat.validate(nb)
+        assert nb.metadata["kernelspec"]["name"] == "python3"
+
+
+def test_release_rejects_a_directory_without_the_notebooks(tmp_path):
+    with pytest.raises(ValueError, match=str(tmp_path / "empty")):
+        release_assignment(tmp_path / "empty", tmp_path / "out")
+
+
+def test_every_graded_item_has_a_solution_and_a_test_cell_with_its_points(sources):
+    config = yaml.safe_load((SOURCE_DIR / "assignment.yaml").read_text())
+    for stem, spec in config["notebooks"].items():
+        nb = sources[f"{stem}.ipynb"]
+        ids = {nbgrader_meta(c).get("grade_id"): c for c in nb.cells if nbgrader_meta(c)}
+        for item in spec["items"]:
+            assert f"{item}_solution" in ids, f"{stem}: no solution cell for {item}"
+            test = ids.get(f"test_{item}")
+            assert test is not None, f"{stem}: no test cell for {item}"
+            points = sum(config["items"][item]["checks"].values())
+            assert math.isclose(nbgrader_meta(test)["points"], points), item
+            assert f'assert_item("{item}", globals())' in test.source
+
+
+def test_no_solution_line_survives(sources, released):
+    survivors = released_lines(released)
+    regions = [
+        line.strip()
+        for nb in sources.values()
+        for cell in nb.cells
+        for line in region_lines(cell.source, "BEGIN SOLUTION", "END SOLUTION")
+        if line.strip()
+    ]
+    assert len(regions) > 50, "the source notebooks should hold the solutions"
+    leaked = sorted({line for line in regions if line in survivors})
+    assert not leaked, f"solution lines in the release: {leaked}"
+
+
+def test_no_hidden_test_line_survives(sources, released):
+    survivors = released_lines(released)
+    hidden = [
+        line.strip()
+        for nb in sources.values()
+        for cell in nb.cells
+        for line in region_lines(cell.source, "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+        if line.strip()
+    ]
+    assert hidden, "the source notebooks should hold hidden tests"
+    leaked = sorted({line for line in hidden if line in survivors})
+    assert not leaked, f"hidden-test lines in the release: {leaked}"
+    for path in released.values():
+        assert "grader.inprocess" not in path.read_text()
+
+
+def test_visible_tests_and_other_cells_survive(sources, released):
+    for name, source_nb in sources.items():
+        released_nb = load(released[name])
+        assert len(released_nb.cells) == len(source_nb.cells)
+        for src, rel in zip(source_nb.cells, released_nb.cells):
+            meta = nbgrader_meta(src)
+            if meta.get("grade"):
+                visible = without_region(src.source, "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+                assert rel.source.strip() == visible.strip(), meta["grade_id"]
+                assert "assert" in rel.source, f"{meta['grade_id']}: no visible test left"
+                assert nbgrader_meta(rel)["points"] == meta["points"]
+            elif not meta.get("solution"):
+                assert rel.source == src.source
+            assert not rel.get("outputs"), "released notebooks must have no outputs"
+
+
+def _defs(tree: ast.AST) -> dict[str, ast.FunctionDef]:
+    """Every function and method of a cell, keyed ``name`` or ``Class.name``."""
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            found[node.name] = node
+        elif isinstance(node, ast.ClassDef):
+            for sub in node.body:
+                if isinstance(sub, ast.FunctionDef):
+                    found[f"{node.name}.{sub.name}"] = sub
+    return found
+
+
+def _is_raise_not_implemented(stmt: ast.stmt) -> bool:
+    return (
+        isinstance(stmt, ast.Raise)
+        and isinstance(stmt.exc, ast.Call)
+        and isinstance(stmt.exc.func, ast.Name)
+        and stmt.exc.func.id == "NotImplementedError"
+    )
+
+
+def test_stubs_keep_signature_and_docstring_and_raise(sources, released):
+    seen = 0
+    for name, source_nb in sources.items():
+        released_nb = load(released[name])
+        for src, rel in zip(source_nb.cells, released_nb.cells):
+            if not nbgrader_meta(src).get("solution"):
+                continue
+            src_defs = _defs(ast.parse(src.source))
+            rel_defs = _defs(ast.parse(rel.source))
+            assert src_defs.keys() == rel_defs.keys()
+            for qualname, src_def in src_defs.items():
+                rel_def = rel_defs[qualname]
+                assert ast.dump(rel_def.args) == ast.dump(src_def.args), f"{qualname}: signature changed"
+                doc = ast.get_docstring(src_def)
+                assert doc, f"{qualname}: the source has no docstring"
+                assert ast.get_docstring(rel_def) == doc, f"{qualname}: docstring changed"
+                assert _is_raise_not_implemented(rel_def.body[-1]), f"{qualname}: stub must end in raise NotImplementedError()"
+                assert not any(isinstance(n, ast.Return) for n in ast.walk(rel_def)), f"{qualname}: a return survived"
+                seen += 1
+    assert seen == 9 + 2 + 4 + 2  # the NumPy functions and the methods of the three classes
+
+
+def test_stubs_raise_not_implemented_when_called(released):
+    """Execute the released exercise cells and call every stub."""
+    import numpy as np
+    import torch
+    from torch import nn
+
+    for path in released.values():
+        namespace = {"np": np, "math": math, "torch": torch, "nn": nn}
+        for cell in load(path).cells:
+            if nbgrader_meta(cell).get("solution"):
+                exec(compile(cell.source, str(path), "exec"), namespace)
+        for obj in list(namespace.values()):
+            if inspect.isfunction(obj):
+                targets = [(obj, len(inspect.signature(obj).parameters))]
+            elif inspect.isclass(obj) and issubclass(obj, nn.Module) and obj is not nn.Module:
+                targets = [
+                    (getattr(obj, m), len(inspect.signature(getattr(obj, m)).parameters))
+                    for m in vars(obj)
+                    if inspect.isfunction(getattr(obj, m)) and m != "__init__"
+                ]
+                with pytest.raises(NotImplementedError):
+                    obj(*[4] * (len(inspect.signature(obj).parameters)))
+                instance = obj.__new__(obj)
+                targets = [(getattr(instance, f.__name__), n - 1) for f, n in targets]
+            else:
+                continue
+            for func, n_args in targets:
+                with pytest.raises(NotImplementedError):
+                    func(*[None] * n_args)

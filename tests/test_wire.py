@@ -1,0 +1,78 @@
+import numpy as np
+import pytest
+
+from grader import wire
+from grader.wire import ForeignArray, Opaque, RaisedError, WireError
+
+
+def roundtrip(value):
+    frame = wire.pack(wire.encode(value))
+    return wire.decode(wire.parse(frame[wire.HEADER_SIZE:]))
+
+
+def test_arrays_numbers_and_containers_survive():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    out = roundtrip((x, [1, 2.5, None, True, "s"], {"k": np.bool_(True)}))
+    assert isinstance(out, tuple)
+    assert out[0].dtype == np.float32 and np.array_equal(out[0], x) and not out[0].flags.writeable
+    assert out[1] == [1, 2.5, None, True, "s"]
+    assert isinstance(out[2]["k"], ForeignArray) and out[2]["k"].type == "numpy.bool"
+
+
+def test_nan_and_inf_survive():
+    out = roundtrip(np.array([np.nan, np.inf, -np.inf]))
+    assert np.isnan(out[0]) and out[1] == np.inf and out[2] == -np.inf
+
+
+def test_subclasses_are_reduced_to_their_data_and_named():
+    class Liar(np.ndarray):
+        def __eq__(self, other):
+            return True
+
+        def __array_ufunc__(self, *args, **kwargs):
+            return True
+
+    lie = np.zeros(3).view(Liar)
+    out = roundtrip(lie)
+    assert isinstance(out, ForeignArray) and out.type.endswith("Liar")
+    assert type(out.array) is np.ndarray and np.array_equal(out.array, np.zeros(3))
+
+
+def test_objects_and_object_arrays_are_opaque():
+    class Evil:
+        def __reduce__(self):
+            raise AssertionError("never pickled")
+
+    assert isinstance(roundtrip(Evil()), Opaque)
+    assert isinstance(roundtrip(np.array([Evil()], dtype=object)), Opaque)
+
+
+def test_errors_carry_type_bases_and_message():
+    class MyError(ValueError):
+        pass
+
+    err = wire.decode(wire.encode_error(MyError("bad")))
+    assert isinstance(err, RaisedError) and err.type == "MyError" and err.is_a("ValueError")
+    assert err.describe() == "MyError: bad"
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"$array": {"dtype": "object", "shape": [1], "data": "", "type": "numpy.ndarray"}},
+        {"$array": {"dtype": "float64", "shape": [2], "data": "AAAAAAAAAAA=", "type": "numpy.ndarray"}},
+        {"$array": {"dtype": "float64", "shape": [-1], "data": "", "type": "numpy.ndarray"}},
+        {"$pickle": "gASV"},
+        {"a": 1, "b": 2},
+    ],
+)
+def test_the_decoder_rejects_anything_else(message):
+    with pytest.raises(WireError):
+        wire.decode(message)
+
+
+def test_frames_over_the_limit_are_refused():
+    with pytest.raises(WireError):
+        wire.unpack_header((wire.MAX_FRAME + 1).to_bytes(4, "big"))
+    with pytest.raises(WireError):
+        wire.parse(b"\xff\xfe")
