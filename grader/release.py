@@ -53,9 +53,7 @@ def release_assignment(source_dir: Path, out_dir: Path) -> list[Path]:
     out_dir = Path(out_dir)
     missing = [name for name in NOTEBOOKS if not (source_dir / name).is_file()]
     if missing:
-        raise ValueError(
-            f"{source_dir}: missing source notebook(s) {', '.join(missing)}"
-        )
+        raise ValueError(f"{source_dir}: missing source notebook(s) {', '.join(missing)}")
 
     # Imported here: nbgrader is an optional ("course") dependency.
     from nbgrader.apps import NbGraderAPI

@@ -168,7 +168,7 @@ def test_numpy_solutions_match_reference():
     rng = np.random.default_rng(0)
 
     def same(a, b):
-        for x, y in zip(a, b) if isinstance(a, tuple) else [(a, b)]:
+        for x, y in zip(a, b, strict=True) if isinstance(a, tuple) else [(a, b)]:
             assert type(x) is type(y) and x.shape == y.shape and x.dtype == y.dtype
             np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-14)
 
@@ -182,22 +182,31 @@ def test_numpy_solutions_match_reference():
     mask = rng.random((2, 1, 4, 6)) < 0.7
     mask[..., 0] = True
     for m in (None, mask):
-        same(nb["scaled_dot_product_attention"](Q, K, V, m), ref.scaled_dot_product_attention(Q, K, V, m))
+        same(
+            nb["scaled_dot_product_attention"](Q, K, V, m),
+            ref.scaled_dot_product_attention(Q, K, V, m),
+        )
     query, keys = rng.standard_normal((2, 3)), rng.standard_normal((2, 5, 4))
     W_q, W_k, v = rng.standard_normal((3, 6)), rng.standard_normal((4, 6)), rng.standard_normal(6)
     pad = ref.padding_mask([5, 2], 5)
     for m in (None, pad):
-        same(nb["bahdanau_attention"](query, keys, W_q, W_k, v, m), ref.bahdanau_attention(query, keys, W_q, W_k, v, m))
+        args = (query, keys, W_q, W_k, v, m)
+        same(nb["bahdanau_attention"](*args), ref.bahdanau_attention(*args))
     x = rng.standard_normal((2, 7, 12))
     same(nb["split_heads"](x, 3), ref.split_heads(x, 3))
     same(nb["combine_heads"](ref.split_heads(x, 4)), ref.combine_heads(ref.split_heads(x, 4)))
     same(nb["positional_encoding"](40, 16), ref.positional_encoding(40, 16))
     for k in (-3, 0, 5):
         same(nb["relative_shift_matrix"](k, 10), ref.relative_shift_matrix(k, 10))
-    for func, args in [("split_heads", (x, 5)), ("positional_encoding", (4, 7)), ("relative_shift_matrix", (1, 7))]:
+    invalid = [
+        ("split_heads", (x, 5)),
+        ("positional_encoding", (4, 7)),
+        ("relative_shift_matrix", (1, 7)),
+    ]
+    for func, bad_args in invalid:
         for impl in (nb[func], getattr(ref, func)):
             with pytest.raises(ValueError):
-                impl(*args)
+                impl(*bad_args)
 
 
 def test_torch_solutions_match_reference():
@@ -218,7 +227,7 @@ def test_torch_solutions_match_reference():
         return mine, theirs
 
     def same(a, b):
-        for x, y in zip(a, b) if isinstance(a, tuple) else [(a, b)]:
+        for x, y in zip(a, b, strict=True) if isinstance(a, tuple) else [(a, b)]:
             assert x.shape == y.shape and x.dtype == y.dtype
             assert torch.allclose(x, y, rtol=0, atol=1e-6)
 

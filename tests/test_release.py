@@ -139,7 +139,7 @@ def test_visible_tests_and_other_cells_survive(sources, released):
     for name, source_nb in sources.items():
         released_nb = load(released[name])
         assert len(released_nb.cells) == len(source_nb.cells)
-        for src, rel in zip(source_nb.cells, released_nb.cells):
+        for src, rel in zip(source_nb.cells, released_nb.cells, strict=True):
             meta = nbgrader_meta(src)
             if meta.get("grade"):
                 visible = without_region(src.source, "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
@@ -177,7 +177,7 @@ def test_stubs_keep_signature_and_docstring_and_raise(sources, released):
     seen = 0
     for name, source_nb in sources.items():
         released_nb = load(released[name])
-        for src, rel in zip(source_nb.cells, released_nb.cells):
+        for src, rel in zip(source_nb.cells, released_nb.cells, strict=True):
             if not nbgrader_meta(src).get("solution"):
                 continue
             src_defs = _defs(ast.parse(src.source))
@@ -185,12 +185,16 @@ def test_stubs_keep_signature_and_docstring_and_raise(sources, released):
             assert src_defs.keys() == rel_defs.keys()
             for qualname, src_def in src_defs.items():
                 rel_def = rel_defs[qualname]
-                assert ast.dump(rel_def.args) == ast.dump(src_def.args), f"{qualname}: signature changed"
+                same_signature = ast.dump(rel_def.args) == ast.dump(src_def.args)
+                assert same_signature, f"{qualname}: signature changed"
                 doc = ast.get_docstring(src_def)
                 assert doc, f"{qualname}: the source has no docstring"
                 assert ast.get_docstring(rel_def) == doc, f"{qualname}: docstring changed"
-                assert _is_raise_not_implemented(rel_def.body[-1]), f"{qualname}: stub must end in raise NotImplementedError()"
-                assert not any(isinstance(n, ast.Return) for n in ast.walk(rel_def)), f"{qualname}: a return survived"
+                assert _is_raise_not_implemented(rel_def.body[-1]), (
+                    f"{qualname}: the stub must end in raise NotImplementedError()"
+                )
+                returns = [n for n in ast.walk(rel_def) if isinstance(n, ast.Return)]
+                assert not returns, f"{qualname}: a return survived"
                 seen += 1
     assert seen == 9 + 2 + 4 + 2  # the NumPy functions and the methods of the three classes
 

@@ -348,20 +348,24 @@ def _attention(t: Trial, args: Sequence[Any], what: str, *, numpy_only: bool = F
             as_array(weights, f"the weights of {what}", numpy_only=numpy_only))
 
 
+# Only ``leading_batch_dims`` and the broadcast mask of ``masked_weights_are_zero`` use batched
+# input, so that a mistake with batches (``K.T``) costs those checks and not every one.
+
+
 @check("scaled_dot_product_attention", "output_and_weight_shapes")
 def sdpa_shapes(t: Trial) -> None:
-    for batch, lq, lk, dk, dv in [((), 3, 5, 4, 6), ((), 1, 1, 2, 3), ((2,), 4, 2, 8, 3)]:
-        Q, K, V = _qkv(t.rng, batch, lq, lk, dk, dv)
+    for lq, lk, dk, dv in [(3, 5, 4, 6), (1, 1, 2, 3), (4, 2, 8, 3)]:
+        Q, K, V = _qkv(t.rng, (), lq, lk, dk, dv)
         what = f"attention with {_describe(Q, K, V)}"
         out, w = _attention(t, (Q, K, V), what, numpy_only=True)
-        expect_shape(out, batch + (lq, dv), f"the output of {what}")
-        expect_shape(w, batch + (lq, lk), f"the weights of {what}")
+        expect_shape(out, (lq, dv), f"the output of {what}")
+        expect_shape(w, (lq, lk), f"the weights of {what}")
 
 
 @check("scaled_dot_product_attention", "matches_definition")
 def sdpa_definition(t: Trial) -> None:
-    for batch, lq, lk, dk, dv in [((), 4, 6, 8, 5), ((3,), 2, 5, 4, 4)]:
-        Q, K, V = _qkv(t.rng, batch, lq, lk, dk, dv)
+    for lq, lk, dk, dv in [(4, 6, 8, 5), (5, 5, 4, 4)]:
+        Q, K, V = _qkv(t.rng, (), lq, lk, dk, dv)
         ref_out, ref_w = t.reference(ref.scaled_dot_product_attention, Q, K, V)
         what = f"attention with {_describe(Q, K, V)}"
         out, w = _attention(t, (Q, K, V), what)
@@ -374,9 +378,9 @@ def sdpa_definition(t: Trial) -> None:
 def sdpa_rows_sum(t: Trial) -> None:
     rng = t.rng
     cases = [(_qkv(rng, (), 5, 7, 8, 3, scale=1.5), None),
-             (_qkv(rng, (2,), 3, 4, 4, 2, scale=1.5), None),
+             (_qkv(rng, (), 3, 4, 4, 2, scale=1.5), None),
              (_qkv(rng, (), 4, 6, 4, 3, scale=1.5), _random_mask(rng, (4, 6))),
-             (_qkv(rng, (2,), 3, 5, 4, 2, scale=1.5), _random_mask(rng, (2, 1, 5)))]
+             (_qkv(rng, (), 3, 5, 4, 2, scale=1.5), _random_mask(rng, (1, 5)))]
     for (Q, K, V), mask in cases:
         kwargs = {} if mask is None else {"mask": mask}
         what = f"attention with {_describe(Q, K, V)}" + _mask_text(mask)
@@ -391,7 +395,7 @@ def sdpa_scale(t: Trial) -> None:
     sqrt(d_k) = 4 (3): leaving out the 1/sqrt(d_k) sharpens every row of weights by that
     factor, dividing by d_k flattens it by the same factor, and both land far outside the
     tolerance. Lq, Lk and d_v all differ from d_k, so scaling by the wrong dimension shows
-    too."""
+    too. The message names the scale the weights do have when it is one of the two slips."""
     for lq, lk, dk, dv in [(3, 5, 16, 2), (4, 6, 9, 3)]:
         Q, K, V = _qkv(t.rng, (), lq, lk, dk, dv)
         _, ref_w = t.reference(ref.scaled_dot_product_attention, Q, K, V)
@@ -427,9 +431,9 @@ def _expect_masked_zero(w: np.ndarray, allowed: np.ndarray, what: str, blocker: 
 @check("scaled_dot_product_attention", "masked_weights_are_zero")
 def sdpa_masked(t: Trial) -> None:
     rng = t.rng
-    cases = [(_qkv(rng, (2,), 3, 5, 4, 3, scale=1.5), _random_mask(rng, (2, 1, 5))),
-             (_qkv(rng, (), 4, 6, 4, 2, scale=1.5), _random_mask(rng, (4, 6))),
-             (_qkv(rng, (2,), 4, 3, 2, 2, scale=1.5), _random_mask(rng, (2, 4, 3)))]
+    cases = [(_qkv(rng, (), 4, 6, 4, 2, scale=1.5), _random_mask(rng, (4, 6))),
+             (_qkv(rng, (), 3, 5, 4, 3, scale=1.5), _random_mask(rng, (1, 5))),
+             (_qkv(rng, (2,), 3, 5, 4, 3, scale=1.5), _random_mask(rng, (2, 1, 5)))]
     for (Q, K, V), mask in cases:
         what = f"attention with {_describe(Q, K, V)}, mask {mask.shape}"
         _, w = _attention(t, (Q, K, V), what, mask=mask)
@@ -440,12 +444,12 @@ def sdpa_masked(t: Trial) -> None:
 
 @check("scaled_dot_product_attention", "causal_mask_blocks_future")
 def sdpa_causal(t: Trial) -> None:
-    for batch, length, dk in [((), 5, 4), ((2,), 4, 3)]:
-        Q, K, V = _qkv(t.rng, batch, length, length, dk, 2, scale=1.5)
+    for length, dk in [(5, 4), (4, 3), (1, 2)]:
+        Q, K, V = _qkv(t.rng, (), length, length, dk, 2, scale=1.5)
         mask = np.tri(length, dtype=bool)
         what = f"attention with {_describe(Q, K, V)} and a causal mask {mask.shape}"
         _, w = _attention(t, (Q, K, V), what, mask=mask)
-        expect_shape(w, batch + (length, length), f"the weights of {what}")
+        expect_shape(w, (length, length), f"the weights of {what}")
         _expect_masked_zero(w, mask, f"the weights of {what}",
                             "is a later position that the causal mask blocks")
         expect_finite(w, f"the weights of {what}")
@@ -453,18 +457,34 @@ def sdpa_causal(t: Trial) -> None:
 
 @check("scaled_dot_product_attention", "leading_batch_dims")
 def sdpa_batched(t: Trial) -> None:
+    """Self-consistency: with leading batch dimensions, every batch element must get what the
+    student's own function gives for that element alone (so a mistake of the 2-D formula is
+    not counted again here; ``K.T``, which reverses the batch axes too, is)."""
     rng = t.rng
     cases = [(_qkv(rng, (3,), 4, 5, 2, 3), None), (_qkv(rng, (2, 3), 4, 5, 3, 2), None),
              (_qkv(rng, (2, 2), 3, 4, 5, 2), _random_mask(rng, (2, 1, 3, 4)))]
     for (Q, K, V), mask in cases:
+        batch, (lq, _), (lk, dv) = Q.shape[:-2], Q.shape[-2:], V.shape[-2:]
         kwargs = {} if mask is None else {"mask": mask}
-        ref_out, ref_w = t.reference(ref.scaled_dot_product_attention, Q, K, V, **kwargs)
         what = f"attention with batched {_describe(Q, K, V)}" + _mask_text(mask)
         out, w = _attention(t, (Q, K, V), what, **kwargs)
-        against = ("attention applied to each batch element separately (transpose only the "
-                   "last two axes of K)")
-        expect_close(t, w, ref_w, f"the weights of {what}", against)
-        expect_close(t, out, ref_out, f"the output of {what}", against)
+        expect_shape(out, batch + (lq, dv), f"the output of {what}")
+        expect_shape(w, batch + (lq, lk), f"the weights of {what}")
+        full_mask = None if mask is None else np.broadcast_to(mask, batch + (lq, lk))
+        for index in np.ndindex(*batch):
+            alone = f"attention with Q{fmt_index(index)}, K{fmt_index(index)}, V{fmt_index(index)}"
+            one_kwargs = {} if full_mask is None else {"mask": np.array(full_mask[index])}
+            one_out, one_w = _attention(t, (Q[index], K[index], V[index]), alone, **one_kwargs)
+            expect_shape(one_w, (lq, lk), f"the weights of {alone}")
+            expect_shape(one_out, (lq, dv), f"the output of {alone}")
+            for name, got, single in [("weights", w, one_w), ("output", out, one_out)]:
+                ok = _close(t, got[index], single)
+                if not ok.all():
+                    raise CheckFailed(
+                        f"the {name} of {what}, at batch element {fmt_index(index)}, differ from "
+                        f"what your function returns for that element alone ({alone}): with "
+                        f"leading batch dimensions, attend within each batch element (transpose "
+                        f"only the last two axes of K, e.g. np.swapaxes(K, -1, -2), not K.T)")
 
 
 @check("scaled_dot_product_attention", "queries_and_keys_differ_in_length")
@@ -477,7 +497,8 @@ def sdpa_lengths(t: Trial) -> None:
         expect_shape(w, (lq, lk), f"the weights of {what}")
         expect_shape(out, (lq, dv), f"the output of {what}")
         expect_close(t, w, ref_w, f"the weights of {what}",
-                     "softmax over the Lk keys, one row per query")
+                     "softmax(Q K^T / sqrt(d_k)) over the Lk keys, one row for each of the Lq "
+                     "queries")
         expect_close(t, out, ref_out, f"the output of {what}", "weights @ V")
 
 

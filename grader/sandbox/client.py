@@ -113,6 +113,7 @@ class SandboxRunner:
         self.output = bytearray()
         self.dropped = 0
         self.deadline = 0.0
+        self.budget = limits.item_seconds
         self.alive = True
         n_items = 16
         config = {
@@ -153,11 +154,18 @@ class SandboxRunner:
 
     def begin_item(self, item: str) -> None:
         self._take_output()
-        self.deadline = time.monotonic() + self.limits.item_seconds
+        self.budget = self.limits.item_seconds
 
     def request(self, message: dict[str, Any]) -> Any:
-        self._send(message)
-        return self._receive()
+        # The item's time limit counts only the time spent waiting for the student's code,
+        # not the grader's own work (reference results, comparisons) between requests.
+        started = time.monotonic()
+        self.deadline = started + self.budget
+        try:
+            self._send(message)
+            return self._receive()
+        finally:
+            self.budget = max(0.0, self.budget - (time.monotonic() - started))
 
     def end_item(self) -> ItemOutput:
         self.deadline = time.monotonic() + max(5.0, self.limits.item_seconds)

@@ -1,0 +1,4 @@
+import torch
+
+class MultiHeadAttention(torch.nn.Module)
+    pass
