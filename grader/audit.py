@@ -314,7 +314,8 @@ def print_report(report: AuditReport, file: TextIO | None = None) -> None:
     say(f"audit with seed {report.seed} (reproduce with --seed {report.seed})")
     for note in report.notes:
         say(f"warning: sandbox degraded: {note}")
-    rows = [(c.kind, c.name, c.item, c.verdict, ", ".join(c.checks) + (f"  [{c.detail}]" if c.detail else ""))
+    rows = [(c.kind, c.name, c.item, c.verdict,
+             "  ".join(filter(None, [", ".join(c.checks), f"[{c.detail}]" if c.detail else ""])))
             for c in report.cases]
     header = ("kind", "name", "item", "verdict", "checks (caught by / failed)")
     widths = [max(len(r[k]) for r in [header, *rows]) for k in range(4)]

@@ -82,7 +82,9 @@ _LIMIT_TYPES: dict[str, type] = {
 }
 
 
-def load_assignment(path: Path | str = DEFAULT_ASSIGNMENT, known_checks: dict[str, set[str]] | None = None) -> Assignment:
+def load_assignment(
+    path: Path | str = DEFAULT_ASSIGNMENT, known_checks: dict[str, set[str]] | None = None
+) -> Assignment:
     """Load and validate an assignment file.
 
     ``known_checks`` maps each item to the checks the grader implements; when given,
@@ -111,7 +113,8 @@ def parse_assignment(raw: Any, path: Path, known_checks: dict[str, set[str]] | N
     def exact_keys(value: dict[str, Any], expected: set[str], key: str, optional: set[str] = frozenset()) -> None:  # type: ignore[assignment]
         for name in value:
             if name not in expected | optional:
-                raise fail(f"{key}.{name}" if key else str(name), f"unknown key (expected one of {sorted(expected | optional)})")
+                allowed = sorted(expected | optional)
+                raise fail(f"{key}.{name}" if key else str(name), f"unknown key (expected one of {allowed})")
         for name in sorted(expected - set(value)):
             raise fail(f"{key}.{name}" if key else name, "missing")
 

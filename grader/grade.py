@@ -11,7 +11,7 @@ from pathlib import Path
 
 from . import __version__
 from .checks import known_checks
-from .config import DEFAULT_ASSIGNMENT, load_assignment
+from .config import DEFAULT_ASSIGNMENT, Assignment, load_assignment
 from .load import discover
 from .pool import Job, default_jobs, run_dask, run_local
 from .report import ReportWriter, Summary
@@ -61,7 +61,8 @@ def grade_class(
     started = time.perf_counter()
     writer = ReportWriter(out_dir, assignment, run)
     job = Job(str(assignment.path), seed, str(class_dir), str(out_dir))
-    outcomes = run_dask(folders, job, scheduler) if scheduler else run_local(folders, job, min(jobs, max(1, len(folders))))
+    workers = min(jobs, max(1, len(folders)))
+    outcomes = run_dask(folders, job, scheduler) if scheduler else run_local(folders, job, workers)
     done = 0
     for folder, result in outcomes if folders else ():
         if isinstance(result, BaseException):
@@ -77,10 +78,7 @@ def grade_class(
     return RunOutcome(seed, summary, out_dir, time.perf_counter() - started, isolation.notes)
 
 
-def _failed(student: str, assignment: object, why: str) -> SubmissionResult:
-    from .config import Assignment
-
-    assert isinstance(assignment, Assignment)
+def _failed(student: str, assignment: Assignment, why: str) -> SubmissionResult:
     items = tuple(
         ItemResult(i.name, i.notebook, i.points, 0.0,
                    tuple(CheckResult(n, p, 0.0, False, why) for n, p in i.checks), "", 0, why)

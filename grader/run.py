@@ -96,21 +96,15 @@ def _grade_notebook(
         report = NotebookReport(source.notebook, source.path, source.problem, (), "")
         return report, [_zero(item, source.problem) for item in items]
     runner: Runner | None = open_runner(source)
-    assert runner is not None
     load = runner.load
     report = NotebookReport(source.notebook, source.path, load.failure, load.cell_errors, load.output)
-    if load.failure is not None:
-        runner.close()
-        return report, [_zero(item, load.failure) for item in items]
     results = []
     for item in items:
         if runner is None:
-            runner = open_runner(source)
-            if runner.load.failure is not None:
-                results.append(_zero(item, runner.load.failure))
-                runner.close()
-                runner = None
-                continue
+            runner = open_runner(source)  # the previous item's crash or hang took the last copy
+        if runner.load.failure is not None:
+            results.append(_zero(item, runner.load.failure))
+            continue
         result, alive = run_item(item, runner, seed)
         results.append(result)
         if not alive:
@@ -144,7 +138,9 @@ def run_item(item: Item, runner: Runner, seed: int) -> tuple[ItemResult, bool]:
             checks.append(CheckResult(name, points, points, True, ""))
     output = runner.end_item() if alive else ItemOutput("", 0)
     earned = round(sum(c.earned for c in checks), 6)
-    return ItemResult(item.name, item.notebook, item.points, earned, tuple(checks), output.text, output.dropped_bytes, error), alive
+    result = ItemResult(item.name, item.notebook, item.points, earned, tuple(checks), output.text,
+                        output.dropped_bytes, error)
+    return result, alive
 
 
 def _zero(item: Item, why: str) -> ItemResult:

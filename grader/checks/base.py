@@ -208,7 +208,9 @@ def expect_finite(arr: np.ndarray, what: str) -> None:
     if bad.any():
         first = np.argwhere(bad)[0]
         kind = "NaN" if np.isnan(arr[tuple(first)]) else "infinite"
-        raise CheckFailed(f"{what} has {int(bad.sum())} non-finite entries (the first, at {fmt_index(first)}, is {kind})")
+        raise CheckFailed(
+            f"{what} has {int(bad.sum())} non-finite entries (the first, at {fmt_index(first)}, is {kind})"
+        )
 
 
 def expect_close(t: Trial, actual: np.ndarray, expected: np.ndarray, what: str, against: str) -> None:

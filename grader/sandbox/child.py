@@ -88,7 +88,7 @@ def _isolate_filesystem(hide: list[Path], keep: list[Path]) -> None:
         inner = [k for k in keep if Path(scratch) in k.parents]
         fds = [os.open(k, os.O_PATH | os.O_DIRECTORY) for k in inner]
         mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "size=64m,mode=1777")
-        for k, fd in zip(inner, fds):
+        for k, fd in zip(inner, fds, strict=True):
             os.makedirs(k, exist_ok=True)
             mount(f"/proc/self/fd/{fd}", str(k), None, MS_BIND | MS_REC)
             os.close(fd)

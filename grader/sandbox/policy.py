@@ -30,8 +30,24 @@ class Isolation:
         return not (self.namespaces and self.drop_uid)
 
 
+MODE_VARIABLE = "ATTENTION_GRADER_SANDBOX"
+
+
 def probe() -> Isolation:
-    """Try the namespaces in a throwaway child (cheap before numpy and torch are loaded)."""
+    """Try the namespaces in a throwaway child (cheap before numpy and torch are loaded).
+
+    ``ATTENTION_GRADER_SANDBOX=degraded`` in the environment forces the fallback that a
+    host without root or namespaces gets (rlimits, a new session and process group, a
+    private temporary folder), so that path can be tested on any host.
+    """
+    mode = os.environ.get(MODE_VARIABLE, "").strip().lower()
+    if mode == "degraded":
+        return Isolation(namespaces=False, drop_uid=False, notes=(
+            f"{MODE_VARIABLE}=degraded forces the fallback: no namespaces and no uid of their "
+            "own, only rlimits, a new session and process group and a private temporary folder; "
+            "the submission can see the disk and the network with the grader's rights",))
+    if mode not in ("", "full"):
+        raise ValueError(f"{MODE_VARIABLE}={mode!r}: expected 'degraded' or 'full'")
     notes = []
     root = os.geteuid() == 0
     if not root:
@@ -45,8 +61,9 @@ def probe() -> Isolation:
         _, status = os.waitpid(pid, 0)
         namespaces = os.waitstatus_to_exitcode(status) == 0
         if not namespaces:
-            notes.append("cannot create namespaces (unshare failed): no PID, mount or network isolation; "
-                         "the submission can see the disk and the network with the grader's rights")
+            notes.append("cannot create namespaces (unshare failed): no PID, mount or network "
+                         "isolation; the submission can see the disk and the network with the "
+                         "grader's rights")
     else:
         notes.append(f"{sys.platform} has no Linux namespaces: only rlimits and a process group")
     return Isolation(namespaces=namespaces, drop_uid=root, notes=tuple(notes))
@@ -77,11 +94,55 @@ def hidden_paths(hide: list[Path], keep: list[Path]) -> list[Path]:
         if not inside:
             covered.add(path)
             return
-        if path.is_dir():
-            for child in path.iterdir():
-                cover(child)
+        try:
+            children = list(path.iterdir()) if path.is_dir() else []
+        except OSError:  # unreadable without root: such a host has no namespaces anyway
+            children = []
+        for child in children:
+            cover(child)
 
     for path in hide:
         cover(path.resolve())
     # A folder under one already covered needs no mount of its own.
     return sorted(p for p in covered if not any(q in p.parents for q in covered))
+
+
+SCRATCH = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
+
+
+def scratch_dirs() -> list[Path]:
+    """The world-writable scratch folders a sandbox gets private, empty copies of."""
+    return sorted({p.resolve() for p in SCRATCH if p.is_dir()})
+
+
+def outermost(paths: list[Path]) -> list[Path]:
+    """``paths`` without those inside another of them."""
+    paths = sorted(set(paths))
+    return [p for p in paths if not any(q in p.parents for q in paths)]
+
+
+def bridge_dirs(covered: list[Path], keep: list[Path], scratch: list[Path]) -> list[Path]:
+    """Folders a sandbox replaces by a fresh tmpfs with only the kept paths under them bound
+    back in: every scratch folder, and on the way down to each kept path the outermost
+    folder that is hidden around it (a covered path's parent) or that the sandbox's uid
+    could not enter (``/root``, mode 700, holding a pyenv interpreter). The tmpfs's own
+    folders are enterable, so the interpreter stays reachable after the uid is dropped.
+    """
+    parents = {c.parent for c in covered}
+    scratch_set = set(scratch)
+
+    def bridge(path: Path) -> bool:
+        if path in scratch_set or path in parents:
+            return True
+        try:
+            return not path.stat().st_mode & 0o001
+        except OSError:
+            return False
+
+    found = set(scratch)
+    for kept in keep:
+        for ancestor in reversed(kept.parents[:-1]):  # from the top, "/" excluded
+            if bridge(ancestor):
+                found.add(ancestor)
+                break
+    return outermost(list(found))

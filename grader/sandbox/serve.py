@@ -130,7 +130,8 @@ def _module(message: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any
         own = module.state_dict(keep_vars=True)
         for key, array in state.items():
             if key not in own:
-                raise KeyError(f"{type(module).__name__} has no parameter or buffer named {key!r}; it has {sorted(own)}")
+                name = type(module).__name__
+                raise KeyError(f"{name} has no parameter or buffer named {key!r}; it has {sorted(own)}")
             target = own[key]
             if tuple(target.shape) != tuple(array.shape):
                 raise ValueError(f"{key} has shape {tuple(target.shape)}, expected {tuple(array.shape)}")
@@ -148,7 +149,7 @@ def _module(message: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any
         if seeds is not None:
             outs = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
             loss = None
-            for out, seed in zip(outs, seeds):
+            for out, seed in zip(outs, seeds, strict=False):
                 if seed is not None and isinstance(out, torch.Tensor):
                     term = (out * torch.from_numpy(np.array(seed)).to(out.dtype)).sum()
                     loss = term if loss is None else loss + term
@@ -157,7 +158,9 @@ def _module(message: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any
             loss.backward()
             reply["input_grads"] = [a.grad if i in grad_inputs else None for i, a in enumerate(args)]
             reply["param_grads"] = {n: p.grad for n, p in module.named_parameters()}
-    reply["parameters"] = {n: [list(p.shape), str(p.dtype), bool(p.requires_grad)] for n, p in module.named_parameters()}
+    reply["parameters"] = {
+        n: [list(p.shape), str(p.dtype), bool(p.requires_grad)] for n, p in module.named_parameters()
+    }
     reply["buffers"] = {n: [list(b.shape), str(b.dtype)] for n, b in module.named_buffers()}
     reply["state_dict"] = list(module.state_dict().keys())
     reply["submodules"] = {n: f"{type(m).__module__}.{type(m).__qualname__}" for n, m in module.named_children()}

@@ -1,0 +1,55 @@
+import csv
+import json
+from pathlib import Path
+
+from grader.checks import known_checks
+from grader.config import DEFAULT_ASSIGNMENT, load_assignment
+from grader.report import ReportWriter, feedback
+from grader.results import CheckResult, ItemResult, NotebookReport, SubmissionResult
+
+A = load_assignment(DEFAULT_ASSIGNMENT, known_checks())
+
+
+def result(student: str, failing: str | None = None) -> SubmissionResult:
+    items = []
+    for item in A.items:
+        checks = tuple(
+            CheckResult(n, p, 0.0 if item.name == failing else p, item.name != failing,
+                        "row [3] of softmax(x) sums to 0.61, not 1" if item.name == failing else "")
+            for n, p in item.checks
+        )
+        items.append(ItemResult(item.name, item.notebook, item.points, sum(c.earned for c in checks), checks,
+                                "hello ``` world" if item.name == failing else "", 0, None))
+    notebooks = (NotebookReport("attention_numpy", "attention_numpy.ipynb", None, ((3, "NameError: x"),), ""),)
+    return SubmissionResult(student, sum(i.earned for i in items), A.max_score, tuple(items), notebooks, 0.1)
+
+
+def test_results_round_trip_through_json():
+    r = result("a", "softmax")
+    assert SubmissionResult.from_json(json.loads(json.dumps(r.to_json()))) == r
+
+
+def test_writer_streams_json_sorts_csv_and_summarises(tmp_path: Path):
+    writer = ReportWriter(tmp_path, A, {"seed": 5})
+    writer.add(result("zoë"))
+    writer.add(result("Ada Lovelace", "softmax"))
+    summary = writer.close()
+    with open(tmp_path / "grades.csv", newline="", encoding="utf-8") as handle:
+        table = list(csv.reader(handle))
+    assert [row[0] for row in table[1:]] == ["Ada Lovelace", "zoë"]
+    assert table[1][:4] == ["Ada Lovelace", "90", "100", "0"]
+    data = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert data["run"] == {"seed": 5} and len(data["students"]) == 2
+    assert summary.students == 2 and summary.mean == 95
+    assert dict(summary.pass_rates)["softmax"] == 0.5 and dict(summary.pass_rates)["causal_mask"] == 1.0
+    assert "2 students graded; class mean 95.0 / 100" in summary.lines()[0]
+    assert (tmp_path / "feedback" / "zoë.md").exists()
+
+
+def test_feedback_names_failed_properties_cells_and_output():
+    text = feedback(result("Ada", "softmax"))
+    assert "**Score: 90 / 100**" in text
+    assert "`rows_sum_to_one` (1 pt) **failed**: row [3] of softmax(x) sums to 0.61, not 1" in text
+    assert "cell 3 raised `NameError: x`" in text
+    assert "hello ʼʼʼ world" in text  # a student's fence cannot break out of the code block
+    assert "## `causal_mask`" not in text  # nothing to say about a full-marks item

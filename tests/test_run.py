@@ -1,0 +1,94 @@
+"""The item loop: partial credit, and a crash or hang costing only its own item."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grader.checks import known_checks
+from grader.config import DEFAULT_ASSIGNMENT, load_assignment
+from grader.inprocess import InProcessRunner
+from grader.load import Cell, SourceFile, Submission
+from grader.run import ItemOutput, ItemTimeout, LoadReport, RunnerLost, grade_submission, seed_for
+
+A = load_assignment(DEFAULT_ASSIGNMENT, known_checks())
+REFERENCE = (DEFAULT_ASSIGNMENT.parents[2] / "reference" / "attention_numpy.py").read_text()
+
+
+class Flaky:
+    """An in-process runner that dies (or hangs) when ``poison`` is called."""
+
+    opened = 0
+
+    def __init__(self, source: SourceFile, poison: str, kind: type[RunnerLost]):
+        Flaky.opened += 1
+        self.inner = InProcessRunner.from_source(source)
+        self.load = self.inner.load
+        self.poison, self.kind = poison, kind
+        self.closed = False
+
+    def begin_item(self, item: str) -> None:
+        self.item = item
+
+    def request(self, message: dict[str, Any]) -> Any:
+        if message.get("name") == self.poison:
+            raise self.kind("it was killed" if self.kind is RunnerLost else "the time limit of 10 s ran out")
+        return self.inner.request(message)
+
+    def end_item(self) -> ItemOutput:
+        return ItemOutput("printed", 0)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def submission(source: str) -> Submission:
+    files = (SourceFile("attention_numpy", "attention_numpy.py", (Cell(1, source),)),
+             SourceFile("attention_torch", None, (), "attention_torch.ipynb was not submitted"))
+    return Submission("s", DEFAULT_ASSIGNMENT.parent, files)
+
+
+def test_seeds_differ_by_check_and_run():
+    assert seed_for(1, "softmax", "a") != seed_for(1, "softmax", "b") != seed_for(2, "softmax", "b")
+    assert seed_for(1, "softmax", "a") == seed_for(1, "softmax", "a")
+
+
+def test_reference_gets_every_numpy_point_and_a_missing_notebook_none():
+    result = grade_submission(submission(REFERENCE), A, 3, InProcessRunner.from_source)
+    by_item = {i.name: i for i in result.items}
+    assert all(by_item[i.name].earned == i.points for i in A.items_of("attention_numpy"))
+    assert all(by_item[i.name].earned == 0 for i in A.items_of("attention_torch"))
+    assert by_item["MultiHeadAttention"].checks[0].message == "attention_torch.ipynb was not submitted"
+    assert result.score == sum(i.points for i in A.items_of("attention_numpy"))
+
+
+def test_a_crash_costs_its_item_and_a_fresh_runner_grades_the_rest():
+    for kind, word in ((RunnerLost, "killed"), (ItemTimeout, "time limit")):
+        Flaky.opened = 0
+        result = grade_submission(submission(REFERENCE), A, 3, lambda s, k=kind: Flaky(s, "causal_mask", k))
+        causal = result.item("causal_mask")
+        assert causal.earned == 0 and word in causal.checks[0].message
+        assert all(c.message.startswith("not run:") for c in causal.checks[1:])
+        assert result.item("padding_mask").earned == A.item("padding_mask").points
+        assert result.item("relative_shift_matrix").earned == A.item("relative_shift_matrix").points
+        assert Flaky.opened == 2  # one reload after the crash, not one per item
+
+
+def test_partial_credit_and_cell_errors_are_reported():
+    source = REFERENCE + "\n\ndef softmax(x, axis=-1):\n    return x\n\nraise RuntimeError('oops')\n"
+    runner = InProcessRunner.from_source(SourceFile("attention_numpy", "a.py", (Cell(4, source),)))
+    assert runner.load.cell_errors[0][0] == 4 and "RuntimeError: oops" in runner.load.cell_errors[0][1]
+    result = grade_submission(submission(source), A, 3, InProcessRunner.from_source)
+    softmax = result.item("softmax")
+    assert 0 < softmax.earned < softmax.points
+    assert result.notebooks[0].cell_errors and result.notebooks[1].failure
+
+
+def test_a_notebook_that_cannot_load_zeroes_its_items_only():
+    class Broken(Flaky):
+        def __init__(self, source: SourceFile):
+            super().__init__(source, "", RunnerLost)
+            self.load = LoadReport((), "", "running the notebook's cells took longer than 60 s (stopped in cell 2)")
+
+    result = grade_submission(submission(REFERENCE), A, 3, Broken)
+    assert result.score == 0
+    assert result.item("softmax").checks[0].message.startswith("running the notebook's cells took longer")
