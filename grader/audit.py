@@ -437,18 +437,18 @@ def auto_mutants(source: str, notebook: str, names: Sequence[str] | None = None)
     """
     tree = ast.parse(source)
     public = set(names) if names is not None else _public_names(tree)
-    walk_index = {id(node): k for k, node in enumerate(ast.walk(tree))}
     lines = source.splitlines(keepends=True)
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line))
     mutants: list[AutoMutant] = []
     seen: set[str] = {source}
-    for top in tree.body:
+    for position, top in enumerate(tree.body):
         if not isinstance(top, (ast.FunctionDef, ast.ClassDef)) or top.name not in public:
             continue
+        walk_index = {id(node): k for k, node in enumerate(ast.walk(top))}
         for site in _sites(top, walk_index):
-            mutant = _build(source, tree, lines, offsets, site, notebook, top.name)
+            mutant = _build(source, top, position, lines, offsets, site, notebook)
             if mutant is not None and mutant.source not in seen:
                 seen.add(mutant.source)
                 mutants.append(mutant)
@@ -592,30 +592,33 @@ def _char_offset(lines: list[str], offsets: list[int], lineno: int, col_bytes: i
     return offsets[lineno - 1] + len(line.encode("utf-8")[:col_bytes].decode("utf-8"))
 
 
-def _build(source: str, tree: ast.Module, lines: list[str], offsets: list[int], site: _Site,
-           notebook: str, item: str) -> AutoMutant | None:
+def _build(source: str, top: ast.FunctionDef | ast.ClassDef, position: int, lines: list[str],
+           offsets: list[int], site: _Site, notebook: str) -> AutoMutant | None:
+    """The module with ``site`` applied to the definition ``top`` (``tree.body[position]``), or
+    None when the text cannot be made to parse to exactly the mutated definition."""
     node = site.node
     end_lineno, end_col = getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None)
     if end_lineno is None or end_col is None:
         return None
     start = _char_offset(lines, offsets, node.lineno, node.col_offset)  # type: ignore[attr-defined]
     end = _char_offset(lines, offsets, end_lineno, end_col)
-    mutated_tree = copy.deepcopy(tree)
-    target = next(n for k, n in enumerate(ast.walk(mutated_tree)) if k == site.index)
-    new_node = site.apply(target, _replacer(mutated_tree))
-    expected = ast.dump(mutated_tree)
-    if expected == ast.dump(tree):
+    mutated_top = copy.deepcopy(top)
+    wrapper = ast.Module(body=[mutated_top], type_ignores=[])  # so that the definition itself has a parent
+    target = next(n for k, n in enumerate(ast.walk(mutated_top)) if k == site.index)
+    new_node = site.apply(target, _replacer(wrapper))
+    expected = ast.dump(wrapper.body[0])
+    if expected == ast.dump(top):
         return None
     text = ast.unparse(new_node)
     for candidate in (text, f"({text})"):
         mutated = source[:start] + candidate + source[end:]
         try:
-            if ast.dump(ast.parse(mutated)) == expected:
+            if ast.dump(ast.parse(mutated).body[position]) == expected:
                 break
         except SyntaxError:
             continue
     else:
         return None
     col = len(lines[node.lineno - 1].encode("utf-8")[:node.col_offset].decode("utf-8"))  # type: ignore[attr-defined]
-    return AutoMutant(notebook, item, site.function, node.lineno, col, site.kind,  # type: ignore[attr-defined]
+    return AutoMutant(notebook, top.name, site.function, node.lineno, col, site.kind,  # type: ignore[attr-defined]
                       site.mutation, source[start:end], candidate, mutated)

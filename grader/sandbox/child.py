@@ -3,6 +3,11 @@
 Forked (in new namespaces when the host allows) from the warm zygote, so numpy and torch
 are already imported. Results go back only over the socket the grader handed over; what
 the student prints goes to a pipe the grader drains and caps, and is never parsed.
+
+Nothing here is a security boundary on its own once student code runs (it shares this
+process): the boundaries are the namespaces, the read-only mounts, the uid, the rlimits
+set before the first cell runs, and the trusted worker and zygote outside, which enforce
+time limits and sweep up leftover processes whatever the student did to this module.
 """
 
 from __future__ import annotations
@@ -14,23 +19,40 @@ import resource
 import signal
 import socket
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 from .. import wire
-from . import serve
+from . import nullplot, policy, serve
 
 MS_RDONLY = 0x1
 MS_NOSUID = 0x2
 MS_NODEV = 0x4
-MS_BIND = 0x1000
+MS_NOEXEC = 0x8
 MS_REMOUNT = 0x20
+MS_NOATIME = 0x400
+MS_NODIRATIME = 0x800
+MS_BIND = 0x1000
 MS_REC = 0x4000
 MS_PRIVATE = 0x40000
+MS_RELATIME = 0x200000
+MS_STRICTATIME = 0x1000000
 PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
+AT_FDCWD = -100
+AT_RECURSIVE = 0x8000
+MOUNT_ATTR_RDONLY = 0x1
+SYS_MOUNT_SETATTR = 442  # the same number on every architecture
 
 _libc = ctypes.CDLL(None, use_errno=True)
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
+                ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
 
 
 def main(config: dict[str, Any], sock_fd: int, out_fd: int) -> int:
@@ -43,11 +65,21 @@ def main(config: dict[str, Any], sock_fd: int, out_fd: int) -> int:
     os.closerange(3, sock_fd)
     os.closerange(sock_fd + 1, 65536)
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    # A session of its own: out of the grader's process group (kill(0), killpg), and the
+    # kernel's autogroup scheduling then shares the CPU per session, not per process.
+    os.setsid()
+    # Under memory pressure the kernel's OOM killer takes a sandbox before the grader.
+    try:
+        with open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write("1000")
+    except OSError:
+        pass
     if config["namespaces"]:
         _isolate_filesystem([Path(p) for p in config["hide"]], [Path(p) for p in config["keep"]])
         _libc.sethostname(b"sandbox", 7)
     else:
-        os.setsid()
+        # Orphaned descendants come back to this process, which ends them between items.
+        _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         os.chdir(config["workdir"])
     _set_limits(config)
     if config["drop_uid"]:
@@ -57,44 +89,88 @@ def main(config: dict[str, Any], sock_fd: int, out_fd: int) -> int:
         os.setresuid(uid, uid, uid)
     _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     os.environ.clear()
-    os.environ.update({"HOME": os.getcwd(), "TMPDIR": os.getcwd(), "MPLBACKEND": "Agg", "PATH": "/usr/bin:/bin",
-                       "OMP_NUM_THREADS": "1", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"})
+    os.environ.update({"HOME": os.getcwd(), "TMPDIR": os.getcwd(), "MPLBACKEND": "Agg",
+                       "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1", "LANG": "C.UTF-8",
+                       "PYTHONHASHSEED": "0"})
     sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
     sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
     sys.stdin = open(0, encoding="utf-8", closefd=False)
     sock = socket.socket(fileno=sock_fd)
-    return _serve(sock)
+    return _serve(sock, kill_all=bool(config["namespaces"] or config["drop_uid"]))
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int,
+           data: str | None = None) -> None:
+    if _libc.mount(source.encode() if source else None, target.encode(),
+                   fstype.encode() if fstype else None, flags,
+                   data.encode() if data else None) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"mount {source} on {target}: {os.strerror(err)}")
 
 
 def _isolate_filesystem(hide: list[Path], keep: list[Path]) -> None:
-    def mount(source: str, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-        if _libc.mount(source.encode(), target.encode(), fstype.encode() if fstype else None, flags,
-                       data.encode() if data else None) != 0:
-            err = ctypes.get_errno()
-            raise OSError(err, f"mount {source} on {target}: {os.strerror(err)}")
-
-    mount("none", "/", None, MS_REC | MS_PRIVATE)
+    """Hide ``hide``, give private scratch folders, and make everything else read-only."""
+    _mount("none", "/", None, MS_REC | MS_PRIVATE)
     # A /proc of this PID namespace: the grader's processes are not in it.
-    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV)
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    keep = policy.outermost(keep)
+    scratch = policy.scratch_dirs()
+    bridges = policy.bridge_dirs(hide, keep, scratch)
     for path in hide:
+        if any(b == path or b in path.parents for b in bridges):
+            continue  # replaced whole below
         if path.is_dir():
-            mount("tmpfs", str(path), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k,mode=755")
+            _mount("tmpfs", str(path), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k,mode=755")
         else:
-            mount("/dev/null", str(path), None, MS_BIND)
-    # Private, writable scratch space; kept paths under it (a venv in /tmp) are bound back.
-    for scratch in ("/tmp", "/var/tmp", "/dev/shm"):
-        if not os.path.isdir(scratch):
-            continue
-        inner = [k for k in keep if Path(scratch) in k.parents]
-        fds = [os.open(k, os.O_PATH | os.O_DIRECTORY) for k in inner]
-        mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "size=64m,mode=1777")
+            _mount("/dev/null", str(path), None, MS_BIND)
+    # A fresh tmpfs on each bridge; the kept paths under it (a venv in /tmp, a pyenv
+    # interpreter under /root) are bound back in, reachable through enterable folders.
+    for bridge in bridges:
+        inner = [k for k in keep if bridge in k.parents]
+        fds = [os.open(k, os.O_PATH) for k in inner]
+        options = "size=64m,mode=1777" if bridge in scratch else "size=1m,mode=755"
+        _mount("tmpfs", str(bridge), "tmpfs", MS_NOSUID | MS_NODEV, options)
         for k, fd in zip(inner, fds, strict=True):
-            os.makedirs(k, exist_ok=True)
-            mount(f"/proc/self/fd/{fd}", str(k), None, MS_BIND | MS_REC)
+            os.makedirs(k, mode=0o755, exist_ok=True)
+            _mount(f"/proc/self/fd/{fd}", str(k), None, MS_BIND | MS_REC)
             os.close(fd)
+    _read_only_except(scratch)
     os.makedirs("/tmp/work", mode=0o777, exist_ok=True)
     os.chmod("/tmp/work", 0o777)
     os.chdir("/tmp/work")
+
+
+def _read_only_except(writable: list[Path]) -> None:
+    """Every mount of this namespace read-only, but the private scratch folders: nothing
+    the sandbox writes outlives it (no world-writable folder of the host, e.g. /run/lock)."""
+    set_ro = _MountAttr(attr_set=MOUNT_ATTR_RDONLY)
+    clear_ro = _MountAttr(attr_clr=MOUNT_ATTR_RDONLY)
+    if _libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, b"/", AT_RECURSIVE, ctypes.byref(set_ro),
+                     ctypes.sizeof(set_ro)) == 0:
+        for path in writable:
+            if _libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, str(path).encode(), 0,
+                             ctypes.byref(clear_ro), ctypes.sizeof(clear_ro)) != 0:
+                err = ctypes.get_errno()
+                raise OSError(err, f"mount_setattr {path}: {os.strerror(err)}")
+        return
+    # Kernels before 5.12: remount each mount on its own, keeping its other flags.
+    keep_flags = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC,
+                  "noatime": MS_NOATIME, "nodiratime": MS_NODIRATIME, "relatime": MS_RELATIME,
+                  "strictatime": MS_STRICTATIME}
+    skip = {str(p) for p in writable}
+    with open("/proc/self/mountinfo") as handle:
+        mounts = [line.split() for line in handle]
+    for fields in mounts:
+        target = fields[4].encode().decode("unicode_escape")
+        if target in skip:
+            continue
+        flags = MS_REMOUNT | MS_BIND | MS_RDONLY
+        for option in fields[5].split(","):
+            flags |= keep_flags.get(option, 0)
+        try:
+            _mount(None, target, None, flags)
+        except OSError:
+            pass  # covered by a later mount, or already read-only
 
 
 def _set_limits(config: dict[str, Any]) -> None:
@@ -110,6 +186,8 @@ def _set_limits(config: dict[str, Any]) -> None:
     limit(resource.RLIMIT_CPU, int(config["cpu_seconds"]))
     limit(resource.RLIMIT_CORE, 0)
     limit(resource.RLIMIT_NOFILE, 256)
+    limit(resource.RLIMIT_MSGQUEUE, 0)
+    limit(resource.RLIMIT_MEMLOCK, 0)
 
 
 def _send(sock: socket.socket, message: Any) -> None:
@@ -134,10 +212,20 @@ def _read_exact(sock: socket.socket, size: int) -> bytes | None:
     return bytes(chunks)
 
 
-def _serve(sock: socket.socket) -> int:
+_CATCHABLE = [s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)]
+
+
+def _serve(sock: socket.socket, kill_all: bool) -> int:
     job = _receive(sock)
     if job is None:
         return 0
+    handlers = {}
+    for number in _CATCHABLE:
+        try:
+            handlers[number] = signal.getsignal(number)
+        except (ValueError, OSError):
+            pass
+    nullplot.install()  # figures are not graded; drawing them would cost more than the checks
     namespace = serve.new_namespace(job["notebook"])
     errors = []
     for number, source in job["cells"]:
@@ -145,31 +233,96 @@ def _serve(sock: socket.socket) -> int:
         error = serve.exec_cell(number, source, namespace)
         if error is not None:
             errors.append([number, error])
+    _reset_signals(handlers)
+    threads = _thread_count()
     _send(sock, {"event": "loaded", "errors": errors})
     while True:
         message = _receive(sock)
         if message is None or message.get("op") == "close":
             return 0
         if message.get("op") == "end_item":
-            _clean_up_processes()
-            _send(sock, {"event": "item_done"})
+            _clean_up_processes(kill_all)
+            _reset_signals(handlers)
+            # Threads the item started and left running would go on into the next item;
+            # threads cannot be ended one by one, so the grader starts a new sandbox.
+            _send(sock, {"event": "item_done", "threads": max(0, _thread_count() - threads)})
             continue
         _send(sock, serve.handle(message, namespace))
 
 
-def _clean_up_processes() -> None:
-    """As PID 1 of the sandbox, end every process the item left behind (daemons too)."""
-    if os.getpid() != 1:
-        return
+def _thread_count() -> int:
     try:
-        os.kill(-1, signal.SIGKILL)
+        return len(os.listdir("/proc/self/task"))
     except OSError:
-        pass
-    while True:
+        return threading.active_count()
+
+
+def _reset_signals(handlers: dict[int, Any]) -> None:
+    """Undo what student code did to signals: timers, handlers, the blocked set."""
+    signal.alarm(0)
+    for timer in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF):
+        signal.setitimer(timer, 0)
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+    for number, handler in handlers.items():
         try:
-            os.waitpid(-1, 0)
-        except ChildProcessError:
+            if signal.getsignal(number) is not handler and handler is not None:
+                signal.signal(number, handler)
+        except (ValueError, OSError, TypeError):
+            pass
+
+
+def _clean_up_processes(kill_all: bool) -> None:
+    """End every process the item left behind (daemons too); the zygote sweeps again.
+
+    As PID 1 of the sandbox's namespace, or as the only process of the sandbox's own uid,
+    ``kill(-1)`` reaches exactly the sandbox's other processes. Without either, only the
+    descendants, which come back to this process as their subreaper.
+    """
+    for _ in range(100):
+        if kill_all:
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except OSError:
+                pass
+        else:
+            for pid in _descendants(os.getpid()):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        remaining = False
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            except OSError as exc:
+                if exc.errno == errno.EINTR:
+                    continue
+                break
+            if pid == 0:
+                remaining = True
+                break
+        if not remaining:
             return
-        except OSError as exc:
-            if exc.errno != errno.EINTR:
-                return
+        time.sleep(0.002)
+
+
+def _descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()
+        children.setdefault(int(fields[1]), []).append(int(entry))
+    found, stack = [], [root]
+    while stack:
+        for pid in children.get(stack.pop(), []):
+            found.append(pid)
+            stack.append(pid)
+    return found

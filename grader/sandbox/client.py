@@ -16,13 +16,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from .. import wire
 from ..config import Limits
 from ..load import SourceFile
 from ..run import ItemOutput, ItemTimeout, LoadReport, RunnerLost
-from .policy import Isolation, hidden_paths, needed_paths
+from .policy import MODE_VARIABLE, Isolation, hidden_paths, needed_paths
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,13 +31,21 @@ class SandboxError(RuntimeError):
     """The zygote could not be started or stopped answering."""
 
 
+_ZYGOTE_ENVIRONMENT = {"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "PYTHONPATH",
+                       "VIRTUAL_ENV", MODE_VARIABLE}
+
+
 class Zygote:
     """A warm process that forks sandboxes; one per worker, one sandbox at a time."""
 
     def __init__(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg",
-               "PYTHONPATH": os.pathsep.join(filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))}
+        # Only what the interpreter needs: a sandbox can read its zygote's environment
+        # (/proc/self/environ), so the worker's own (tokens, paths) must not go there.
+        env = {k: v for k, v in os.environ.items() if k in _ZYGOTE_ENVIRONMENT}
+        env.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+                    "MPLBACKEND": "Agg", "PYTHONPATH": os.pathsep.join(
+                        filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))})
         self.process = subprocess.Popen(
             [sys.executable, "-m", "grader.sandbox.zygote", str(theirs.fileno())],
             stdin=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), env=env,
@@ -50,13 +58,24 @@ class Zygote:
         self.uid = int(hello["uid"])
 
     def _receive(self, timeout: float | None = None) -> dict[str, Any]:
-        ready, _, _ = select.select([self.control], [], [], timeout)
-        data = self.control.recv(1 << 16) if ready else b""
+        try:
+            ready, _, _ = select.select([self.control], [], [], timeout)
+            data = self.control.recv(1 << 16) if ready else b""
+        except OSError:
+            data = b""
         if not data:
             self.close()
             raise SandboxError("the sandbox zygote did not answer (see its stderr above)")
         result: dict[str, Any] = json.loads(data)
         return result
+
+    def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        try:
+            self.control.send(json.dumps(request).encode())
+        except OSError as exc:
+            self.close()
+            raise SandboxError(f"the sandbox zygote is gone ({exc})") from exc
+        return self._receive(timeout=60)
 
     def spawn(self, config: dict[str, Any]) -> tuple[int, socket.socket, int]:
         """A new sandboxed child: its pid, the socket to it, and the read end of its output."""
@@ -73,19 +92,25 @@ class Zygote:
         return pid, ours, out_r
 
     def kill(self, pid: int) -> None:
-        self.control.send(json.dumps({"op": "kill", "pid": pid}).encode())
-        self._receive(timeout=60)
+        """End the sandbox and every process it left."""
+        self._ask({"op": "kill", "pid": pid})
+
+    def sweep(self, pid: int) -> int:
+        """End every process of the sandbox but its main one; how many there were."""
+        return int(self._ask({"op": "sweep", "pid": pid})["swept"])
 
     def wait(self, pid: int) -> int | None:
-        self.control.send(json.dumps({"op": "wait", "pid": pid}).encode())
-        status = self._receive(timeout=60)["status"]
+        status = self._ask({"op": "wait", "pid": pid})["status"]
         return None if status is None else int(status)
 
     def close(self) -> None:
+        # At the end of its control channel the zygote ends its sandboxes and their leftovers.
         self.control.close()
-        if self.process.poll() is None:
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
             self.process.kill()
-        self.process.wait()
+            self.process.wait()
 
 
 def describe_exit(status: int | None) -> str:
@@ -104,19 +129,27 @@ def describe_exit(status: int | None) -> str:
 
 
 class SandboxRunner:
-    """One notebook loaded in a sandboxed child; implements ``grader.run.Runner``."""
+    """One notebook loaded in a sandboxed child; implements ``grader.run.Runner``.
+
+    Whatever the child does (dies, hangs, floods, sends garbage or too much), the
+    runner raises ``RunnerLost`` or ``ItemTimeout`` for the item in progress, and the
+    grader's process is not otherwise affected.
+    """
+
+    # Reads of the output pipe per drain, so a flood cannot keep the runner from its deadline.
+    DRAIN_READS = 64
 
     def __init__(self, zygote: Zygote, source: SourceFile, limits: Limits, hide: list[Path]):
         self.zygote = zygote
+        self.source = source
         self.limits = limits
         self.cap = limits.output_kb * 1024
         self.output = bytearray()
         self.dropped = 0
         self.deadline = 0.0
         self.budget = limits.item_seconds
-        self.alive = True
         n_items = 16
-        config = {
+        self.config = {
             "memory": limits.memory_mb * 1024 * 1024,
             "processes": limits.processes,
             "file_size": limits.file_size_mb * 1024 * 1024,
@@ -124,31 +157,39 @@ class SandboxRunner:
             "hide": [str(p) for p in hide],
             "keep": [str(p) for p in needed_paths()],
         }
-        self.pid, self.sock, self.out = zygote.spawn(config)
-        self.load = self._load(source)
+        self.load = self._start()
+
+    def _start(self) -> LoadReport:
+        self.alive = True
+        self.lost: str | None = None
+        self.out_open = True
+        self.pid, self.sock, self.out = self.zygote.spawn(self.config)
+        return self._load(self.source)
 
     # ---- loading ------------------------------------------------------------------
 
     def _load(self, source: SourceFile) -> LoadReport:
-        self._send({"notebook": source.notebook, "cells": [[c.number, c.source] for c in source.cells]})
         self.deadline = time.monotonic() + self.limits.load_seconds
         cell = None
-        while True:
-            try:
+        try:
+            self._send({"notebook": source.notebook,
+                        "cells": [[c.number, c.source] for c in source.cells]})
+            while True:
                 message = self._receive()
-            except ItemTimeout:
-                return LoadReport((), self._take_output(), f"running the notebook's cells took longer than "
-                                  f"{self.limits.load_seconds:g} s (stopped in cell {cell})")
-            except RunnerLost as lost:
-                where = f" while running cell {cell}" if cell is not None else ""
-                return LoadReport((), self._take_output(), f"the notebook's process stopped{where}: {lost.why}")
-            if message.get("event") == "cell":
-                cell = message.get("number")
-            elif message.get("event") == "loaded":
-                errors = tuple((int(n), str(e)[:2000]) for n, e in message.get("errors", []))
-                return LoadReport(errors, self._take_output(), None)
-            else:
-                self._lose("the sandbox sent an unexpected message while loading")
+                event = message.get("event") if isinstance(message, dict) else None
+                if event == "cell":
+                    cell = message.get("number")
+                elif event == "loaded":
+                    return LoadReport(_cell_errors(message.get("errors")), self._take_output(), None)
+                else:
+                    self._lose("the sandbox sent an unexpected message while loading")
+        except ItemTimeout:
+            return LoadReport((), self._take_output(), f"running the notebook's cells took longer than "
+                              f"{self.limits.load_seconds:g} s (stopped in cell {cell})")
+        except RunnerLost as lost:
+            where = f" while running cell {cell}" if cell is not None else ""
+            return LoadReport((), self._take_output(),
+                              f"the notebook's process stopped{where}: {lost.why}")
 
     # ---- the runner protocol ----------------------------------------------------------
 
@@ -157,6 +198,8 @@ class SandboxRunner:
         self.budget = self.limits.item_seconds
 
     def request(self, message: dict[str, Any]) -> Any:
+        if not self.alive:
+            raise RunnerLost(self.lost or "the sandbox is closed")
         # The item's time limit counts only the time spent waiting for the student's code,
         # not the grader's own work (reference results, comparisons) between requests.
         started = time.monotonic()
@@ -168,13 +211,34 @@ class SandboxRunner:
             self.budget = max(0.0, self.budget - (time.monotonic() - started))
 
     def end_item(self) -> ItemOutput:
-        self.deadline = time.monotonic() + max(5.0, self.limits.item_seconds)
-        self._send({"op": "end_item"})
-        reply = self._receive()
-        if reply.get("event") != "item_done":
-            self._lose("the sandbox sent an unexpected message at the end of an item")
+        """The item's output; processes, timers and signal handlers it left are gone after.
+
+        Anything wrong at this point (a hang, garbage, threads left running) costs the
+        item nothing: the checks are done. The sandbox is replaced by a fresh copy of the
+        notebook instead, so the next item starts clean.
+        """
+        note = None
+        if self.alive:
+            self.deadline = time.monotonic() + max(5.0, self.limits.item_seconds)
+            try:
+                self._send({"op": "end_item"})
+                reply = self._receive()
+                if not isinstance(reply, dict) or reply.get("event") != "item_done":
+                    self._lose("the sandbox sent an unexpected message at the end of an item")
+                self.zygote.sweep(self.pid)
+                threads = reply.get("threads")
+                if type(threads) is int and threads > 0:
+                    note = (f"{threads} thread(s) started by this item were still running at its end; "
+                            "the notebook was loaded again for the next item")
+            except RunnerLost as lost:
+                note = f"{lost.why} at the end of this item; the notebook was loaded again for the next item"
         dropped = self.dropped
-        return ItemOutput(self._take_output(), dropped)
+        text = self._take_output()
+        if note is not None:
+            text += ("\n" if text and not text.endswith("\n") else "") + f"[grader: {note}]"
+            self._stop()
+            self.load = self._start()
+        return ItemOutput(text, dropped)
 
     def close(self) -> None:
         if self.alive:
@@ -187,36 +251,34 @@ class SandboxRunner:
     # ---- plumbing ---------------------------------------------------------------------
 
     def _stop(self) -> int | None:
-        if not self.alive and self.sock.fileno() == -1:
+        """Kill the sandbox (and every process it left) once; its exit status."""
+        if self.sock.fileno() == -1:
             return None
         self.alive = False
         self.zygote.kill(self.pid)
         status = self.zygote.wait(self.pid)
-        self._drain()
+        self._drain(limit=None)
         self.sock.close()
         os.close(self.out)
         return status
 
-    def _lose(self, why: str, timeout: bool = False) -> None:
+    def _lose(self, why: str, timeout: bool = False) -> NoReturn:
         status = self._stop()
+        self.lost = why
         if timeout:
             raise ItemTimeout(why)
         raise RunnerLost(why if status is None or "process" in why else f"{why}; {describe_exit(status)}")
+
+    def _died(self) -> NoReturn:
+        status = self._stop()
+        self.lost = f"the process running your code died: {describe_exit(status)}"
+        raise RunnerLost(self.lost)
 
     def _send(self, message: Any) -> None:
         try:
             self.sock.sendall(wire.pack(message))
         except OSError:
             self._died()
-
-    def _died(self) -> None:
-        self.alive = False
-        self.zygote.kill(self.pid)  # PID 1 may be gone while its descendants linger
-        status = self.zygote.wait(self.pid)
-        self._drain()
-        self.sock.close()
-        os.close(self.out)
-        raise RunnerLost(f"the process running your code died: {describe_exit(status)}")
 
     def _receive(self) -> Any:
         header = self._read(wire.HEADER_SIZE)
@@ -227,8 +289,8 @@ class SandboxRunner:
         body = self._read(length)
         try:
             return wire.parse(body)
-        except wire.WireError as exc:
-            self._lose(f"the sandbox sent a malformed reply ({exc})")
+        except (ValueError, RecursionError) as exc:  # WireError, too-long ints, deep nesting
+            self._lose(f"the sandbox sent a malformed reply ({type(exc).__name__})")
 
     def _read(self, size: int) -> bytes:
         data = bytearray()
@@ -236,29 +298,34 @@ class SandboxRunner:
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:
                 self._lose(f"the time limit of {self.limits.item_seconds:g} s ran out", timeout=True)
-            ready, _, _ = select.select([self.sock, self.out], [], [], remaining)
+            ready, _, _ = select.select([self.sock, self.out] if self.out_open else [self.sock], [], [],
+                                        remaining)
             if self.out in ready:
                 self._drain()
             if self.sock in ready:
-                chunk = self.sock.recv(min(size - len(data), 1 << 20))
+                try:
+                    chunk = self.sock.recv(min(size - len(data), 1 << 20))
+                except OSError:
+                    chunk = b""
                 if not chunk:
                     self._died()
                 data += chunk
         return bytes(data)
 
-    def _drain(self) -> None:
-        while True:
+    def _drain(self, limit: int | None = DRAIN_READS) -> None:
+        reads = 0
+        while limit is None or reads < limit:
+            reads += 1
             try:
                 chunk = os.read(self.out, 1 << 16)
-            except BlockingIOError:
-                return
-            except OSError:
+            except OSError:  # nothing more for now (or already closed)
                 return
             if not chunk:
+                self.out_open = False  # every writer is gone: stop polling it
                 return
-            room = self.cap - len(self.output)
-            self.output += chunk[:max(room, 0)]
-            self.dropped += max(len(chunk) - max(room, 0), 0)
+            room = max(self.cap - len(self.output), 0)
+            self.output += chunk[:room]
+            self.dropped += len(chunk) - len(chunk[:room])
 
     def _take_output(self) -> str:
         self._drain()
@@ -268,6 +335,14 @@ class SandboxRunner:
         self.output = bytearray()
         self.dropped = 0
         return text
+
+
+def _cell_errors(errors: Any) -> tuple[tuple[int, str], ...]:
+    """The child's list of [cell number, error] pairs, checked: it is the student's process."""
+    if not isinstance(errors, list):
+        return ()
+    return tuple((n, str(e)[:2000]) for n, e in (pair for pair in errors if isinstance(pair, list)
+                                                   and len(pair) == 2) if type(n) is int)
 
 
 def default_hidden(class_dir: Path | None, out_dir: Path | None) -> list[Path]:

@@ -17,6 +17,8 @@ import signal
 import socket
 import sys
 import tempfile
+import time
+import traceback
 from typing import Any
 
 from .policy import NAMESPACES, probe
@@ -59,23 +61,35 @@ def _warm_up() -> None:
     import torch.nn.functional  # noqa: F401
 
 
+PR_SET_CHILD_SUBREAPER = 36
+
+
 def main(control_fd: int) -> None:
     control = socket.socket(fileno=control_fd)
     isolation = probe()
+    # Orphans of a sandbox without namespaces come back here, where the sweep ends them.
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     _warm_up()
     from . import child
 
     address_space = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    uid = 200000 + os.getpid() % 100000  # a uid of its own: rlimits on processes are per uid
+    # A uid of its own (rlimits on processes are per uid, and kill(-1) as this uid reaches
+    # only this zygote's sandboxes, one at a time); distinct for every live zygote.
+    uid = 200000 + os.getpid()
     control.send(json.dumps({"isolation": [isolation.namespaces, isolation.drop_uid, list(isolation.notes)],
                              "uid": uid}).encode())
     live: dict[int, str | None] = {}  # pid -> its scratch folder when it has no namespaces
+    sweeper = _Sweeper(uid if isolation.drop_uid else None, live)
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(control, 1 << 20, 2)
         except OSError:
-            return
-        if not data:
+            data = b""
+        if not data:  # the worker is gone or done: so are its sandboxes
+            for pid in list(live):
+                if pid not in sweeper.status:
+                    _kill(pid, isolation.namespaces)
+                sweeper.sweep(pid, spare=False)
             return
         request: dict[str, Any] = json.loads(data)
         op = request["op"]
@@ -95,6 +109,10 @@ def main(control_fd: int) -> None:
                     code = child.main(config, fds[0], fds[1])
                 except BaseException:  # anything that escapes is the child's failure alone
                     code = 71
+                    try:
+                        traceback.print_exc()  # to the output pipe once the child has set it up
+                    except BaseException:
+                        pass
                 finally:
                     os._exit(code)
             for fd in fds:
@@ -102,15 +120,22 @@ def main(control_fd: int) -> None:
             live[pid] = workdir
             control.send(json.dumps({"pid": pid}).encode())
         elif op == "kill":
-            if request["pid"] in live:
+            if request["pid"] in live and request["pid"] not in sweeper.status:  # not reaped yet
                 _kill(request["pid"], isolation.namespaces)
+                sweeper.sweep(request["pid"], spare=False)
             control.send(b"{}")
+        elif op == "sweep":
+            swept = sweeper.sweep(request["pid"], spare=True) if request["pid"] in live else 0
+            control.send(json.dumps({"swept": swept}).encode())
         elif op == "wait":
             pid = request["pid"]
             status = None
             if pid in live:
-                _, raw = os.waitpid(pid, 0)
-                status = os.waitstatus_to_exitcode(raw)
+                if pid not in sweeper.status:
+                    _, raw = os.waitpid(pid, 0)
+                    sweeper.status[pid] = os.waitstatus_to_exitcode(raw)
+                sweeper.sweep(pid, spare=False)
+                status = sweeper.status.pop(pid)
                 workdir = live.pop(pid)
                 if workdir is not None:
                     shutil.rmtree(workdir, ignore_errors=True)
@@ -119,14 +144,91 @@ def main(control_fd: int) -> None:
 
 def _kill(pid: int, namespaces: bool) -> None:
     # PID 1 of a namespace takes every process of the namespace with it; without
-    # namespaces the child leads its own process group.
-    try:
-        if namespaces:
-            os.kill(pid, signal.SIGKILL)
-        else:
-            os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    # namespaces the child leads its own session and process group.
+    for kill in (os.kill,) if namespaces else (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+class _Sweeper:
+    """Ends every process a sandbox left, whatever its code did to the sandbox's own
+    clean-up: the processes of the sandbox's uid, when it has one, and its descendants
+    and the orphans adopted by this zygote (a subreaper) in any case."""
+
+    def __init__(self, uid: int | None, live: dict[int, str | None]):
+        self.uid = uid
+        self.live = live
+        self.status: dict[int, int] = {}  # exit codes of sandboxes reaped while sweeping
+
+    def sweep(self, pid: int, spare: bool) -> int:
+        """SIGKILL them until none is left; ``spare`` keeps the sandbox's main process."""
+        ended: set[int] = set()
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline:
+            victims = self._members(pid)
+            if spare:
+                victims.discard(pid)
+            self._reap()
+            if not victims:
+                break
+            for victim in victims:
+                try:
+                    os.kill(victim, signal.SIGKILL)
+                except OSError:
+                    pass
+            ended |= victims
+            time.sleep(0.001)
+        return len(ended)
+
+    def _members(self, pid: int) -> set[int]:
+        me = os.getpid()
+        table = _process_table()
+        children: dict[int, list[int]] = {}
+        for proc, (ppid, _, _) in table.items():
+            children.setdefault(ppid, []).append(proc)
+        found = {proc for proc, (_, _, uid) in table.items() if self.uid is not None and uid == self.uid}
+        stack = [pid, *(c for c in children.get(me, []) if c not in self.live)]
+        found.update(stack[1:])
+        if pid in self.status:  # reaped already: its pid may belong to someone else now
+            stack.remove(pid)
+        while stack:
+            for proc in children.get(stack.pop(), []):
+                found.add(proc)
+                stack.append(proc)
+        if pid in table and pid not in self.status:
+            found.add(pid)
+        # The dead need no signal (a zombie stays listed until its parent reaps it).
+        return {proc for proc in found if proc in table and table[proc][1] not in "ZX"}
+
+    def _reap(self) -> None:
+        """Reap this zygote's zombies: orphans it adopted, and sandboxes (keeping their status)."""
+        while True:
+            try:
+                pid, raw = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if pid in self.live:
+                self.status[pid] = os.waitstatus_to_exitcode(raw)
+
+
+def _process_table() -> dict[int, tuple[int, str, int]]:
+    """pid -> (parent pid, state letter, real uid) of every process this zygote can see."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status", "rb") as handle:
+                fields = dict(line.split(b":", 1) for line in handle.read().splitlines() if b":" in line)
+            table[int(entry)] = (int(fields[b"PPid"]), fields[b"State"].split()[0].decode(),
+                                 int(fields[b"Uid"].split()[0]))
+        except (OSError, KeyError, ValueError, IndexError):
+            continue
+    return table
 
 
 if __name__ == "__main__":

@@ -33,3 +33,9 @@ def grade_notebook(assignment: Assignment, notebook: str, entry: Entry | None = 
 
 def failed_checks(result: ItemResult) -> list[str]:
     return [f"{c.name}: {c.message}" for c in result.checks if not c.passed]
+
+
+@pytest.fixture(scope="session")
+def grade():
+    """``grade_notebook`` as a fixture (same behaviour): ``grade(assignment, notebook, entry, ...)``."""
+    return grade_notebook

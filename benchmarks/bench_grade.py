@@ -1,0 +1,433 @@
+"""Benchmark: our grader vs nbgrader autograde vs the in-process floor, on one synthetic class.
+
+    python benchmarks/bench_grade.py --n 20                      # all three, side by side
+    python benchmarks/bench_grade.py --n 200 --nbgrader-n 20     # nbgrader timed on 20, scaled
+    python benchmarks/bench_grade.py --n 1000 --skip-nbgrader --skip-floor   # the 3-minute target
+    python benchmarks/bench_grade.py --n 500 --skip-nbgrader --skip-floor    # peak RSS vs N
+
+The class (``benchmarks/synthetic.py``) is made from the source notebooks in nbgrader's
+layout: mostly correct students, some with a catalogue mutant, a few whose softmax loops
+forever, a few whose numpy notebook is truncated JSON.
+
+Measured, each in its own process, in one run:
+
+* **ours**: ``python -m grader grade`` (sandboxed, warm workers, ``--jobs``); total wall
+  time and the median of ``seconds`` per student in ``results.json``; peak memory of its
+  process tree (main + workers + zygotes + sandboxes), sampled from ``/proc``.
+* **nbgrader**: ``nbgrader generate_assignment`` on the source notebooks (hidden tests call
+  the same checks via ``grader.inprocess.assert_item``), the students' notebooks copied to
+  ``submitted/``, then ``nbgrader autograde`` (``ExecutePreprocessor.timeout = 30``), on a
+  subset of ``--nbgrader-n`` students with the class's mix; per student from nbgrader's
+  own log timestamps; the class total scaled to N.
+* **floor**: one warm process runs the same checks on each submission with no isolation
+  (``InProcessRunner.from_source`` + ``grade_submission``). The hanging students are
+  skipped there: without a sandbox nothing could stop them.
+
+Medians are over the students each tool graded; ``ours/floor`` compares the same students.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import synthetic  # noqa: E402
+
+PYTHON = sys.executable
+
+
+# ---- memory of a process tree -------------------------------------------------------------
+
+def _status_kb(pid: int, key: str) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith(key):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as handle:
+            for line in handle:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _children() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        tree.setdefault(ppid, []).append(int(entry.name))
+    return tree
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return handle.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+@dataclass
+class TreeMemory:
+    """Samples a process tree: each process's own peak (VmHWM) by role, and the peak of the
+    tree's total proportional set size (shared pages counted once)."""
+
+    root: int
+    interval: float = 0.1
+    hwm: dict[int, int] = field(default_factory=dict)  # pid -> VmHWM kB
+    role: dict[int, str] = field(default_factory=dict)
+    peak_pss_kb: int = 0
+    _stop: threading.Event = field(default_factory=threading.Event)
+
+    def start(self) -> TreeMemory:
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.sample()
+            self._stop.wait(self.interval)
+
+    def sample(self) -> None:
+        tree = _children()
+        todo, seen = [self.root], []
+        while todo:
+            pid = todo.pop()
+            seen.append(pid)
+            todo += tree.get(pid, [])
+        total = 0
+        for pid in seen:
+            if pid not in self.role:
+                cmd = _cmdline(pid)
+                parent_role = next((self.role[p] for p, kids in tree.items() if pid in kids and p in self.role), "")
+                if pid == self.root:
+                    self.role[pid] = "main"
+                elif "grader.sandbox.zygote" in cmd:
+                    self.role[pid] = "zygote"
+                elif parent_role == "zygote" or parent_role == "sandbox":
+                    self.role[pid] = "sandbox"
+                elif "multiprocessing" in cmd or "spawn_main" in cmd:
+                    self.role[pid] = "worker"
+                else:
+                    self.role[pid] = "other"
+            hwm = _status_kb(pid, "VmHWM:")
+            if hwm:
+                self.hwm[pid] = max(self.hwm.get(pid, 0), hwm)
+            total += _pss_kb(pid)
+        self.peak_pss_kb = max(self.peak_pss_kb, total)
+
+    def summary(self) -> dict[str, float]:
+        by_role: dict[str, list[int]] = {}
+        for pid, kb in self.hwm.items():
+            by_role.setdefault(self.role.get(pid, "other"), []).append(kb)
+        mb = lambda kb: round(kb / 1024, 1)  # noqa: E731
+        long_lived = sum(sum(by_role.get(r, [])) for r in ("main", "worker", "zygote", "other"))
+        return {
+            "peak_rss_mb_main_workers_zygotes": mb(long_lived),
+            "peak_rss_mb_main": mb(sum(by_role.get("main", []))),
+            "peak_rss_mb_workers_max": mb(max(by_role.get("worker", [0]))),
+            "peak_rss_mb_zygote_max": mb(max(by_role.get("zygote", [0]))),
+            "peak_rss_mb_sandbox_max": mb(max(by_role.get("sandbox", [0]))),
+            "sandboxes_seen": len(by_role.get("sandbox", [])),
+            "peak_pss_mb_tree": mb(self.peak_pss_kb),
+        }
+
+
+# ---- the three measurements ---------------------------------------------------------------
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(PYTHON).parent), env.get("PATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE.parent), env.get("PYTHONPATH")]))
+    return env
+
+
+def measure_ours(class_dir: Path, out_dir: Path, seed: int, jobs: int | None, scheduler: str | None = None) -> dict[str, Any]:
+    cmd = [PYTHON, "-m", "grader", "grade", str(class_dir), "--out", str(out_dir), "--seed", str(seed), "--no-progress"]
+    if jobs:
+        cmd += ["--jobs", str(jobs)]
+    if scheduler:
+        cmd += ["--scheduler", scheduler]
+    started = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    memory = TreeMemory(proc.pid).start()
+    stdout, stderr = proc.communicate()
+    wall = time.perf_counter() - started
+    memory.stop()
+    if proc.returncode != 0:
+        raise RuntimeError(f"grader failed ({proc.returncode}):\n{stdout}\n{stderr}")
+    results = json.loads((out_dir / "results.json").read_text())
+    per = {s["student"]: s["seconds"] for s in results["students"]}
+    scores = {s["student"]: s["score"] for s in results["students"]}
+    full = {s["student"]: {i["name"] for i in s["items"] if i["earned"] >= i["points"]} for s in results["students"]}
+    return {"wall": wall, "per": per, "scores": scores, "full": full, "memory": memory.summary(),
+            "sandbox": results["run"]["sandbox"], "jobs": results["run"]["jobs"]}
+
+
+def measure_floor(class_dir: Path, students: list[synthetic.Student], seed: int) -> dict[str, Any]:
+    names = [s.name for s in students if s.kind != "hang"]
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
+        json.dump({"class": str(class_dir), "students": names, "seed": seed}, handle)
+    try:
+        started = time.perf_counter()
+        proc = subprocess.run([PYTHON, str(Path(__file__).resolve()), "--_floor", handle.name], env=_env(),
+                              capture_output=True, text=True)
+        wall = time.perf_counter() - started
+    finally:
+        os.unlink(handle.name)
+    if proc.returncode != 0:
+        raise RuntimeError(f"floor failed:\n{proc.stderr[-4000:]}")
+    data = json.loads(proc.stdout.strip().splitlines()[-1])
+    return {"wall": wall, **data}
+
+
+def _floor_main(spec_path: str) -> None:
+    """Runs in its own process: warm up (imports, one untimed submission), then time each."""
+    import contextlib
+    import io
+
+    spec = json.loads(Path(spec_path).read_text())
+    started = time.perf_counter()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from grader.checks import known_checks
+    from grader.config import DEFAULT_ASSIGNMENT, load_assignment
+    from grader.inprocess import InProcessRunner
+    from grader.load import load_submission
+    from grader.run import grade_submission
+
+    assignment = load_assignment(DEFAULT_ASSIGNMENT, known_checks())
+    class_dir = Path(spec["class"])
+    per, scores, full = {}, {}, {}
+    warm = None
+    for name in spec["students"]:
+        sub = load_submission(class_dir / name, assignment.name, assignment.notebooks)
+        sink = io.StringIO()
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            if warm is None:  # the same warm-up a worker gets: imports and first calls untimed
+                grade_submission(sub, assignment, spec["seed"], InProcessRunner.from_source)
+                warm = time.perf_counter() - started
+            result = grade_submission(sub, assignment, spec["seed"], InProcessRunner.from_source)
+        per[name] = result.seconds
+        scores[name] = result.score
+        full[name] = sorted(i.name for i in result.items if i.earned >= i.points)
+    print(json.dumps({"per": per, "scores": scores, "full": full, "warm_up": warm}))
+
+
+def measure_nbgrader(class_dir: Path, students: list[synthetic.Student], work: Path, timeout: int) -> dict[str, Any]:
+    course = work / "course"
+    source = course / "source" / synthetic.ASSIGNMENT_ID
+    source.mkdir(parents=True)
+    for nb in synthetic.NOTEBOOKS:
+        shutil.copy2(synthetic.SOURCE_DIR / f"{nb}.ipynb", source / f"{nb}.ipynb")
+    common = [f"--CourseDirectory.root={course}", f"--CourseDirectory.course_id={synthetic.ASSIGNMENT_ID}",
+              f"--CourseDirectory.db_url=sqlite:///{course / 'gradebook.db'}", f"--Exchange.root={work / 'exchange'}"]
+    env = _env()
+    gen = subprocess.run([PYTHON, "-m", "nbgrader", "generate_assignment", synthetic.ASSIGNMENT_ID, "--force",
+                          *common], cwd=course, env=env, capture_output=True, text=True)
+    if gen.returncode != 0:
+        raise RuntimeError(f"nbgrader generate_assignment failed:\n{gen.stdout}\n{gen.stderr}")
+    for student in students:
+        src = class_dir / student.name / synthetic.ASSIGNMENT_ID
+        shutil.copytree(src, course / "submitted" / student.name / synthetic.ASSIGNMENT_ID)
+    cmd = [PYTHON, "-m", "nbgrader", "autograde", synthetic.ASSIGNMENT_ID, *common,
+           f"--ExecutePreprocessor.timeout={timeout}", f"--Execute.timeout={timeout}",
+           "--NbGrader.log_datefmt=%s", "--NbGrader.log_format=@%(asctime)s.%(msecs)03d %(levelname)s %(message)s"]
+    started_epoch = time.time()
+    started = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=course, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    ended_epoch = time.time()
+    log = proc.stdout + proc.stderr
+    (work / "nbgrader-autograde.log").write_text(log)
+    marks = []  # (epoch, student) where nbgrader starts a student
+    for line in log.splitlines():
+        match = re.match(r"@(\d+\.\d+) INFO Creating/updating student with ID '([^']+)'", line)
+        if match:
+            marks.append((float(match.group(1)), match.group(2)))
+    per = {}
+    for k, (t, name) in enumerate(marks):
+        end = marks[k + 1][0] if k + 1 < len(marks) else ended_epoch
+        per[name] = end - t
+    startup = marks[0][0] - started_epoch if marks else wall
+    full, scores = _nbgrader_grades(course, [s.name for s in students])
+    return {"wall": wall, "per": per, "startup": startup, "scores": scores, "full": full,
+            "returncode": proc.returncode}
+
+
+def _nbgrader_grades(course: Path, names: list[str]) -> tuple[dict[str, set[str]], dict[str, float]]:
+    from nbgrader.api import Gradebook, MissingEntry
+
+    full: dict[str, set[str]] = {}
+    scores: dict[str, float] = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", synthetic.ASSIGNMENT_ID) as gb:
+        for name in names:
+            try:
+                sub = gb.find_submission(synthetic.ASSIGNMENT_ID, name)
+            except MissingEntry:
+                continue
+            scores[name] = sub.score
+            items = set()
+            for nb in sub.notebooks:
+                for grade in nb.grades:
+                    if grade.max_score and grade.score >= grade.max_score and grade.name.startswith("test_"):
+                        items.add(grade.name[len("test_"):])
+            full[name] = items
+    return full, scores
+
+
+# ---- report ----------------------------------------------------------------------------------
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=20, help="students in the class")
+    parser.add_argument("--nbgrader-n", type=int, help="students nbgrader is timed on (default: min(N, 20))")
+    parser.add_argument("--skip-nbgrader", action="store_true")
+    parser.add_argument("--skip-floor", action="store_true")
+    parser.add_argument("--jobs", type=int, help="our worker processes (default: the grader's, the core count)")
+    parser.add_argument("--scheduler", help="grade through this dask scheduler instead of the local pool")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--timeout", type=int, default=30, help="nbgrader's cell timeout (s)")
+    parser.add_argument("--buggy", type=float, default=0.25, help="share of students with a mutant")
+    parser.add_argument("--hang", type=float, default=0.005, help="share whose softmax never returns (>= 1)")
+    parser.add_argument("--broken", type=float, default=0.02, help="share with a truncated notebook (>= 1)")
+    parser.add_argument("--keep", type=Path, help="build the class and the outputs here and keep them")
+    parser.add_argument("--json", type=Path, help="also write the measurements here")
+    parser.add_argument("--_floor", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args._floor:
+        _floor_main(args._floor)
+        return 0
+
+    work = Path(tempfile.mkdtemp(prefix="bench-grade-")) if args.keep is None else args.keep
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        return _run(args, work)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _run(args: argparse.Namespace, work: Path) -> int:
+    n = args.n
+    students = synthetic.plan(n, args.seed, buggy=args.buggy, hang=args.hang, broken=args.broken)
+    kinds = {k: sum(s.kind == k for s in students) for k in ("correct", "buggy", "hang", "broken")}
+    class_dir = work / "class"
+    started = time.perf_counter()
+    synthetic.build_class(class_dir, students)
+    print(f"class of {n} in {class_dir} ({time.perf_counter() - started:.1f} s to write): "
+          + ", ".join(f"{v} {k}" for k, v in kinds.items()), flush=True)
+    report: dict[str, Any] = {"n": n, "kinds": kinds, "cores": len(os.sched_getaffinity(0)),
+                              "load_average_before": os.getloadavg()}
+
+    print("ours ...", flush=True)
+    ours = measure_ours(class_dir, work / "ours", args.seed, args.jobs, args.scheduler)
+    report["ours"] = ours
+    floor = nbg = None
+    if not args.skip_floor:
+        print("floor ...", flush=True)
+        floor = measure_floor(class_dir, students, args.seed)
+        report["floor"] = floor
+    if not args.skip_nbgrader:
+        k = min(n, args.nbgrader_n or 20)
+        chosen = synthetic.subset(students, k)
+        print(f"nbgrader autograde on {k} students ...", flush=True)
+        nbg = measure_nbgrader(class_dir, chosen, work / "nbgrader", args.timeout)
+        nbg["k"] = k
+        nbg["students"] = [s.name for s in chosen]
+        report["nbgrader"] = nbg
+    report["load_average_after"] = os.getloadavg()
+
+    rows = []
+    ours_med = _median(list(ours["per"].values()))
+    rows.append(("ours (sandboxed, %d workers)" % ours["jobs"], n, ours["wall"], ours["wall"], ours_med))
+    if nbg is not None:
+        nb_med = _median(list(nbg["per"].values()))
+        rows.append((f"nbgrader autograde (timed on {nbg['k']})", nbg["k"], nbg["wall"], nbg["wall"] * n / nbg["k"], nb_med))
+    if floor is not None:
+        fl_med = _median(list(floor["per"].values()))
+        rows.append((f"in-process floor ({len(floor['per'])}, hangs skipped)", len(floor["per"]), floor["wall"],
+                     floor["wall"], fl_med))
+    print()
+    print(f"N = {n} on {report['cores']} cores; load average before {report['load_average_before'][0]:.2f}, "
+          f"after {report['load_average_after'][0]:.2f}")
+    print(f"{'':44s} {'graded':>7s} {'wall s':>9s} {'wall s for N':>13s} {'median s/sub':>13s}")
+    for label, graded, wall, wall_n, med in rows:
+        print(f"{label:44s} {graded:7d} {wall:9.1f} {wall_n:13.1f} {med:13.3f}")
+    print()
+    ratios = {}
+    if nbg is not None:
+        same = [ours["per"][s] for s in nbg["per"] if s in ours["per"]]
+        ratios["nbgrader/ours (median per submission, same students)"] = _median(list(nbg["per"].values())) / _median(same)
+        ratios["nbgrader/ours (wall for N)"] = (nbg["wall"] * n / nbg["k"]) / ours["wall"]
+    if floor is not None:
+        same = [ours["per"][s] for s in floor["per"]]
+        ratios["ours/floor (median per submission, same students)"] = _median(same) / _median(list(floor["per"].values()))
+    for label, value in ratios.items():
+        print(f"  {label:58s} {value:7.2f}x")
+    report["ratios"] = ratios
+    mem = ours["memory"]
+    print(f"  peak RSS of our run: main + workers + zygotes {mem['peak_rss_mb_main_workers_zygotes']:.0f} MB "
+          f"(main {mem['peak_rss_mb_main']:.0f}, largest worker {mem['peak_rss_mb_workers_max']:.0f}, "
+          f"largest zygote {mem['peak_rss_mb_zygote_max']:.0f}); largest sandbox {mem['peak_rss_mb_sandbox_max']:.0f} MB; "
+          f"peak PSS of the whole tree {mem['peak_pss_mb_tree']:.0f} MB")
+    hung = [s.name for s in students if s.kind == "hang"]
+    if hung:
+        print(f"  hanging students ({', '.join(hung)}): ours " + ", ".join(f"{ours['per'][h]:.1f} s" for h in hung)
+              + (", nbgrader " + ", ".join(f"{nbg['per'][h]:.1f} s" for h in hung if h in nbg["per"]) if nbg else ""))
+    if floor is not None:
+        differ = [s for s in floor["scores"] if floor["scores"][s] != ours["scores"][s]]
+        print(f"  scores ours vs floor: {len(floor['scores']) - len(differ)} of {len(floor['scores'])} identical"
+              + (f"; differ: {differ[:10]}" if differ else ""))
+    if nbg is not None:
+        agree = sum(set(nbg["full"].get(s, ())) == set(ours["full"][s]) for s in nbg["per"])
+        print(f"  items with full marks, ours vs nbgrader: the same for {agree} of {len(nbg['per'])} students")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1, default=list))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

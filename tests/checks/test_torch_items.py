@@ -1,0 +1,163 @@
+"""The part-2 (PyTorch) checks against the catalogue: every mutant loses points on its own
+item and nowhere else, every alternative and the reference keep full marks, and the
+messages name the property that broke."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch", reason="torch is not installed in this environment")
+
+from grader.catalogue import Entry, load_catalogue  # noqa: E402
+from grader.config import DEFAULT_ASSIGNMENT, load_assignment  # noqa: E402
+from grader.results import ItemResult  # noqa: E402
+
+NOTEBOOK = "attention_torch"
+TORCH_ITEMS = ("BahdanauAttention", "MultiHeadAttention", "PositionalEncoding")
+ROOT = Path(__file__).resolve().parents[2]
+
+# Collection needs the entries before any fixture exists; the assignment fixture (which also
+# validates the check names) is used for grading.
+ENTRIES = [e for e in load_catalogue(load_assignment(DEFAULT_ASSIGNMENT)) if e.notebook == NOTEBOOK]
+MUTANTS = {e.name: e for e in ENTRIES if e.kind == "mutant"}
+ALTERNATIVES = {e.name: e for e in ENTRIES if e.kind == "alternative"}
+
+_GRADED: dict[tuple[str, int], dict[str, ItemResult]] = {}
+
+
+@pytest.fixture
+def graded(assignment, grade):
+    """``graded(entry_or_None, seed)``: the notebook's results, each computed once per session."""
+
+    def run(entry: Entry | None, seed: int = 1234) -> dict[str, ItemResult]:
+        key = (entry.name if entry else "<reference>", seed)
+        if key not in _GRADED:
+            _GRADED[key] = grade(assignment, NOTEBOOK, entry, seed=seed)
+        return _GRADED[key]
+
+    return run
+
+
+def failures(result: ItemResult) -> dict[str, str]:
+    return {c.name: c.message for c in result.checks if not c.passed}
+
+
+def summary(results: dict[str, ItemResult]) -> dict[str, object]:
+    return {name: (r.earned, r.points, failures(r)) for name, r in results.items()}
+
+
+def test_catalogue_covers_every_torch_item():
+    assert len(MUTANTS) >= 8 and len(ALTERNATIVES) >= 4
+    for item in TORCH_ITEMS:
+        assert any(e.item == item for e in MUTANTS.values()), f"no mutant of {item}"
+        assert any(e.item == item for e in ALTERNATIVES.values()), f"no alternative of {item}"
+
+
+@pytest.mark.parametrize("seed", [0, 1, 1234, 20240601])
+def test_reference_gets_full_marks(graded, seed):
+    results = graded(None, seed)
+    assert set(results) == set(TORCH_ITEMS)
+    assert all(r.earned == r.points for r in results.values()), summary(results)
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_mutant_loses_points_on_its_item_only(graded, name):
+    entry = MUTANTS[name]
+    results = graded(entry)
+    own = results[entry.item]
+    assert own.earned < own.points, f"{name} ({entry.description}) keeps full marks on {entry.item}"
+    for item, result in results.items():
+        if item != entry.item:
+            assert result.earned == result.points, (item, failures(result))
+    for message in failures(own).values():
+        assert message and "Traceback" not in message
+
+
+@pytest.mark.parametrize("name", sorted(ALTERNATIVES))
+def test_alternative_keeps_full_marks(graded, name):
+    results = graded(ALTERNATIVES[name])
+    assert all(r.earned == r.points for r in results.values()), summary(results)
+
+
+@pytest.mark.parametrize("name", ["mha_einsum", "pe_module_textbook_float32", "bahdanau_module_bmm_neg_1e9"])
+def test_alternatives_on_another_seed(graded, name):
+    results = graded(ALTERNATIVES[name], 7)
+    assert all(r.earned == r.points for r in results.values()), summary(results)
+
+
+# ---- the messages name the property ------------------------------------------------------
+
+
+@pytest.mark.parametrize("name, item, check, words", [
+    ("mha_inverted_mask", "MultiHeadAttention", "mask_blocks_keys", ["the mask blocks key", "exactly 0"]),
+    ("mha_mask_after_softmax", "MultiHeadAttention", "mask_blocks_keys", ["sums to", "not 1"]),
+    ("mha_weights_averaged", "MultiHeadAttention", "per_head_weights", ["averaged over the heads"]),
+    ("mha_no_value_error", "MultiHeadAttention", "rejects_indivisible_d_model", ["ValueError"]),
+    ("mha_assert_instead_of_value_error", "MultiHeadAttention", "rejects_indivisible_d_model",
+     ["AssertionError", "ValueError"]),
+    ("mha_no_bias", "MultiHeadAttention", "has_required_submodules", ["W_q", "bias=True"]),
+    ("mha_split_without_transpose", "MultiHeadAttention", "split_and_combine_heads",
+     ["split_heads", "features"]),
+    ("bahdanau_module_detached", "BahdanauAttention", "gradients_flow", ["query", "no gradient flows"]),
+    ("bahdanau_module_bias", "BahdanauAttention", "has_required_submodules", ["W_q", "bias=False"]),
+    ("bahdanau_module_ignores_mask", "BahdanauAttention", "mask_zeroes_weights", ["the mask blocks key"]),
+    ("pe_module_parameter", "PositionalEncoding", "pe_is_a_buffer", ["Parameter", "register_buffer"]),
+    ("pe_module_not_persistent", "PositionalEncoding", "pe_is_a_buffer", ["state_dict", "persistent"]),
+    ("pe_module_sin_cos_swapped", "PositionalEncoding", "pe_is_a_buffer", ["sin on even"]),
+    ("pe_module_default_max_len", "PositionalEncoding", "default_max_len", ["5000"]),
+])
+def test_message_names_the_property(graded, name, item, check, words):
+    message = failures(graded(MUTANTS[name])[item]).get(check)
+    assert message is not None, f"{name} passes {item}.{check}"
+    for word in words:
+        assert word in message, message
+
+
+def test_detached_bahdanau_keeps_its_forward_points(graded):
+    """Detaching breaks only the gradients; the values are right."""
+    failed = failures(graded(MUTANTS["bahdanau_module_detached"])["BahdanauAttention"])
+    assert set(failed) == {"gradients_flow"}, failed
+
+
+def test_frozen_parameter_is_named(assignment, grade):
+    code = """
+_Base = MultiHeadAttention
+
+
+class MultiHeadAttention(_Base):
+    def __init__(self, d_model, num_heads):
+        super().__init__(d_model, num_heads)
+        self.W_o.weight.requires_grad_(False)
+"""
+    result = grade(assignment, NOTEBOOK, code=code)["MultiHeadAttention"]
+    assert failures(result) == {"gradients_flow": failures(result)["gradients_flow"]}
+    assert "W_o.weight" in failures(result)["gradients_flow"]
+    assert "requires_grad=False" in failures(result)["gradients_flow"]
+
+
+def test_zero_gradient_is_called_detached(assignment, grade):
+    code = """
+_Base = BahdanauAttention
+
+
+class BahdanauAttention(_Base):
+    def forward(self, query, keys, mask=None):
+        context, weights = super().forward(query, keys, mask)
+        zero = 0 * query.sum() + 0 * keys.sum()
+        return context.detach() + zero, weights.detach() + zero
+"""
+    result = grade(assignment, NOTEBOOK, code=code)["BahdanauAttention"]
+    message = failures(result)["gradients_flow"]
+    assert "zero everywhere" in message and "detached" in message, message
+
+
+def test_checks_import_without_torch():
+    """The tox envs without torch import grader.checks: torch_items must import torch lazily."""
+    code = ("import sys; sys.modules['torch'] = None; import grader.checks; "
+            "assert 'reference.attention_torch' not in sys.modules; "
+            "assert 'PositionalEncoding' in grader.checks.CHECKS")
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)

@@ -1,0 +1,111 @@
+"""The pure parts of the sandbox policy: which paths to cover, which folders to bridge,
+and the forced fallback."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from grader.sandbox import policy
+from grader.sandbox.policy import bridge_dirs, hidden_paths, outermost
+
+
+def tree(root: Path, *paths: str) -> None:
+    for rel in paths:
+        path = root / rel
+        if rel.endswith("/"):
+            path.mkdir(parents=True, exist_ok=True)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("x")
+
+
+def test_a_hidden_folder_without_kept_paths_is_covered_whole(tmp_path):
+    tree(tmp_path, "project/reference/a.py", "project/grader/b.py", "class/alice/nb.py")
+    covered = hidden_paths([tmp_path / "project", tmp_path / "class"], [tmp_path / "venv"])
+    assert covered == [tmp_path / "class", tmp_path / "project"]
+
+
+def test_kept_paths_inside_a_hidden_folder_stay_reachable(tmp_path):
+    tree(tmp_path, "home/.bashrc", "home/.ssh/id_rsa", "home/.pyenv/versions/3.11/bin/python",
+         "home/.pyenv/versions/3.10/bin/python", "home/.pyenv/.git/config")
+    keep = [tmp_path / "home/.pyenv/versions/3.11"]
+    covered = hidden_paths([tmp_path / "home"], keep)
+    assert covered == sorted([tmp_path / "home/.bashrc", tmp_path / "home/.ssh", tmp_path / "home/.pyenv/.git",
+                              tmp_path / "home/.pyenv/versions/3.10"])
+    # Nothing kept is covered, nor any folder on the way to it.
+    for path in covered:
+        assert not any(path == k or path in k.parents for k in keep)
+
+
+def test_nested_hidden_folders_need_one_cover(tmp_path):
+    tree(tmp_path, "project/reference/a.py", "project/grader/checks/c.py")
+    covered = hidden_paths([tmp_path / "project/grader", tmp_path / "project", tmp_path / "project/reference"], [])
+    assert covered == [tmp_path / "project"]
+
+
+def test_a_kept_hidden_root_missing_paths_and_symlinks_are_not_covered(tmp_path):
+    tree(tmp_path, "venv/lib/x.py", "data/secret.txt")
+    (tmp_path / "link").symlink_to(tmp_path / "data")
+    assert hidden_paths([tmp_path / "venv"], [tmp_path / "venv"]) == []
+    assert hidden_paths([tmp_path / "nowhere"], []) == []
+    # A hidden path given through a symlink is covered at its target.
+    assert hidden_paths([tmp_path / "link"], []) == [tmp_path / "data"]
+
+
+def test_hidden_files_are_covered_too(tmp_path):
+    tree(tmp_path, "home/.netrc", "home/venv/bin/python")
+    assert hidden_paths([tmp_path / "home"], [tmp_path / "home/venv"]) == [tmp_path / "home/.netrc"]
+
+
+def test_outermost_drops_paths_inside_others():
+    paths = [Path("/tmp/venv/lib/site-packages"), Path("/tmp/venv"), Path("/opt/py"), Path("/tmp/venv")]
+    assert outermost(paths) == [Path("/opt/py"), Path("/tmp/venv")]
+
+
+def test_bridges_are_scratch_folders_and_the_outermost_hidden_or_closed_folder_on_the_way(tmp_path):
+    tree(tmp_path, "root/.bashrc", "root/.pyenv/versions/3.11/bin/python", "scratch/venv/bin/python",
+         "open/usr/bin/python", "closed/inner/py/bin/python")
+    (tmp_path / "closed").chmod(0o700)
+    (tmp_path / "root").chmod(0o755)
+    keep = [tmp_path / "root/.pyenv/versions/3.11", tmp_path / "scratch/venv", tmp_path / "open/usr",
+            tmp_path / "closed/inner/py"]
+    covered = hidden_paths([tmp_path / "root"], keep)
+    bridges = bridge_dirs(covered, keep, [tmp_path / "scratch"])
+    # root: hidden around the interpreter; closed: mode 700; scratch: always; open: none needed.
+    assert bridges == [tmp_path / "closed", tmp_path / "root", tmp_path / "scratch"]
+
+
+def test_a_root_only_home_is_bridged_even_when_nothing_in_it_is_hidden(tmp_path):
+    tree(tmp_path, "home/.pyenv/versions/3.11/bin/python")
+    (tmp_path / "home").chmod(0o700)
+    keep = [tmp_path / "home/.pyenv/versions/3.11"]
+    assert bridge_dirs([], keep, []) == [tmp_path / "home"]
+
+
+def test_scratch_dirs_exist_and_are_resolved():
+    for path in policy.scratch_dirs():
+        assert path.is_dir() and path == path.resolve()
+    assert Path("/tmp").resolve() in policy.scratch_dirs()
+
+
+def test_the_fallback_can_be_forced_and_says_so(monkeypatch):
+    monkeypatch.setenv(policy.MODE_VARIABLE, "degraded")
+    isolation = policy.probe()
+    assert not isolation.namespaces and not isolation.drop_uid and isolation.degraded
+    assert len(isolation.notes) == 1 and policy.MODE_VARIABLE in isolation.notes[0]
+
+
+def test_an_unknown_sandbox_mode_is_an_error(monkeypatch):
+    monkeypatch.setenv(policy.MODE_VARIABLE, "none-please")
+    with pytest.raises(ValueError, match=policy.MODE_VARIABLE):
+        policy.probe()
+
+
+def test_full_mode_probes_the_host(monkeypatch):
+    monkeypatch.setenv(policy.MODE_VARIABLE, "full")
+    isolation = policy.probe()
+    assert isolation.drop_uid == (os.geteuid() == 0)
+    assert isolation.degraded == bool(isolation.notes)

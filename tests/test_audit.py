@@ -1,0 +1,284 @@
+"""``python -m grader audit``: the real CLI on the real catalogue, the automatic mutation
+generator, and proof that a weakened check set makes the audit fail."""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from grader.audit import (
+    ALL_ITEMS,
+    AuditReport,
+    AutoMutant,
+    AutoResult,
+    CaseResult,
+    auto_mutants,
+    print_report,
+    run_audit,
+)
+from grader.catalogue import load_catalogue, reference_source
+from grader.checks import known_checks
+from grader.config import DEFAULT_ASSIGNMENT, load_assignment
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ("attention_numpy", "attention_torch")
+SEED = 5
+
+
+# ---- the real CLI, once ----------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def audit_run() -> subprocess.CompletedProcess[str]:
+    pytest.importorskip("torch", reason="grading the torch items needs torch")
+    pytest.importorskip("nbgrader", reason="releasing the stubs needs nbgrader")
+    return subprocess.run([sys.executable, "-m", "grader", "audit", "--seed", str(SEED)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=1200)
+
+
+def test_audit_cli_passes(audit_run: subprocess.CompletedProcess[str]) -> None:
+    assert audit_run.returncode == 0, audit_run.stdout + audit_run.stderr
+    assert "MISS" not in audit_run.stdout
+    assert "audit passed" in audit_run.stdout
+    assert f"audit with seed {SEED} (reproduce with --seed {SEED})" in audit_run.stdout
+
+
+def test_audit_table_has_every_case(audit_run: subprocess.CompletedProcess[str]) -> None:
+    assignment = load_assignment(DEFAULT_ASSIGNMENT, known_checks())
+    entries = load_catalogue(assignment)
+    mutants = [e for e in entries if e.kind == "mutant"]
+    lines = audit_run.stdout.splitlines()
+
+    def row(kind: str, name: str) -> list[str]:
+        found = [line.split() for line in lines if line.startswith(f"{kind} ") and f" {name} " in line]
+        assert len(found) == 1, f"expected one table line for {kind} {name}:\n{audit_run.stdout}"
+        return found[0]
+
+    assert row("reference", "reference")[3] == "ok"
+    assert "NotImplementedError" in next(line for line in lines if line.startswith("stubs "))
+    assert row("stubs", "released")[4] == "ok"
+    for entry in entries:
+        cells = row(entry.kind, entry.name)
+        assert cells[2] == entry.item
+        assert cells[3] == ("caught" if entry.kind == "mutant" else "ok")
+        if entry.kind == "mutant":  # the checks that caught it are named, and are checks of its item
+            caught_by = " ".join(cells[4:]).split("[")[0].replace(",", " ").split()
+            assert caught_by and set(caught_by) <= dict(known_checks())[entry.item], cells
+    score = re.search(r"^mutation score: (\d+)/(\d+) catalogue mutants caught", audit_run.stdout, re.MULTILINE)
+    assert score is not None, audit_run.stdout
+    assert int(score.group(1)) == int(score.group(2)) == len(mutants)
+    assert f"alternatives: {len(entries) - len(mutants)}/{len(entries) - len(mutants)} with full marks" in audit_run.stdout
+
+
+# ---- the automatic mutants ----------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def mutants() -> dict[str, list[AutoMutant]]:
+    return {nb: auto_mutants(reference_source(nb), nb) for nb in NOTEBOOKS}
+
+
+def _function_ranges(source: str) -> dict[str, tuple[int, int]]:
+    """Qualified name -> (first line, last line) of every def and class."""
+    ranges: dict[str, tuple[int, int]] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.ClassDef)):
+                name = f"{prefix}.{child.name}" if prefix else child.name
+                ranges[name] = (child.lineno, child.end_lineno or child.lineno)
+                visit(child, name)
+
+    visit(ast.parse(source), "")
+    return ranges
+
+
+def _changed_nodes(a: ast.AST, b: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
+    """Nodes that differ between two trees of the same shape (type or plain fields)."""
+    walk_a, walk_b = list(ast.walk(a)), list(ast.walk(b))
+    assert len(walk_a) == len(walk_b)
+
+    def plain(node: ast.AST) -> list[object]:
+        return [v for _, v in ast.iter_fields(node) if not isinstance(v, (ast.AST, list))]
+
+    return [(x, y) for x, y in zip(walk_a, walk_b) if type(x) is not type(y) or plain(x) != plain(y)]
+
+
+def test_there_are_mutants_of_every_public_name(mutants: dict[str, list[AutoMutant]]) -> None:
+    import reference.attention_numpy as ref_np
+
+    numpy_items = {m.item for m in mutants["attention_numpy"]}
+    assert numpy_items == set(ref_np.__all__)
+    assert {m.item for m in mutants["attention_torch"]} == {"BahdanauAttention", "MultiHeadAttention",
+                                                            "PositionalEncoding"}
+    for nb, found in mutants.items():
+        assert len({m.source for m in found}) == len(found), f"{nb}: duplicate mutants"
+
+
+def test_each_mutant_parses_and_changes_one_span_of_its_function(mutants: dict[str, list[AutoMutant]]) -> None:
+    for nb, found in mutants.items():
+        source = reference_source(nb)
+        ranges = _function_ranges(source)
+        original = ast.dump(ast.parse(source))
+        for m in found:
+            assert ast.dump(ast.parse(m.source)) != original, m
+            # one contiguous span replaced: reference = prefix + original + suffix
+            start = source.index(m.original, _offset(source, m.line, m.col))
+            assert start == _offset(source, m.line, m.col), m
+            assert m.source == source[:start] + m.replacement + source[start + len(m.original):], m
+            # ... inside the function it names, which is inside the item it names
+            first, last = ranges[m.function]
+            assert first <= m.line <= last, m
+            assert m.function == m.item or m.function.startswith(m.item + "."), m
+            assert not m.function.startswith("_") and "._" not in m.function.replace(".__init__", ""), m
+
+
+def _offset(source: str, line: int, col: int) -> int:
+    return sum(len(text) for text in source.splitlines(keepends=True)[: line - 1]) + col
+
+
+def test_operator_mutants_differ_by_exactly_one_operator(mutants: dict[str, list[AutoMutant]]) -> None:
+    ops = (ast.operator, ast.cmpop, ast.boolop)
+    for nb, found in mutants.items():
+        tree = ast.parse(reference_source(nb))
+        for m in found:
+            mutated = ast.parse(m.source)
+            if m.kind in ("binop", "compare", "boolop"):
+                changed = _changed_nodes(tree, mutated)
+                assert len(changed) == 1, m
+                old, new = changed[0]
+                assert isinstance(old, ops) and isinstance(new, ops) and type(old) is not type(new), m
+            elif m.kind in ("constant", "name"):
+                changed = _changed_nodes(tree, mutated)
+                assert len(changed) == 1, m
+                assert type(changed[0][0]) is type(changed[0][1]), m
+            elif m.kind == "swap_args":
+                assert len(_changed_nodes(tree, mutated)) >= 1, m
+            else:  # drop_keyword, drop_unary: one node fewer (or a keyword fewer)
+                assert len(list(ast.walk(mutated))) < len(list(ast.walk(tree))), m
+
+
+def _find(found: list[AutoMutant], function: str, mutation: str, line_has: str) -> AutoMutant:
+    """The mutant ``mutation`` of ``function`` on a reference line that contains ``line_has``."""
+    lines = reference_source(found[0].notebook).splitlines()
+    hits = [m for m in found if m.function == function and m.mutation == mutation
+            and line_has in lines[m.line - 1]]
+    assert hits, f"no mutant {mutation} in {function} on a line with {line_has!r}"
+    return hits[0]
+
+
+def test_the_expected_mutations_are_generated(mutants: dict[str, list[AutoMutant]]) -> None:
+    numpy, torch_ = mutants["attention_numpy"], mutants["attention_torch"]
+    m = _find(numpy, "softmax", "`-` -> `+`", "shifted = x - np.max")
+    assert "x + np.max" in m.source.splitlines()[m.line - 1]
+    assert _find(numpy, "softmax", "drop `keepdims=True`", "np.max(x").item == "softmax"
+    assert _find(numpy, "softmax", "`-1` -> `-2`", "def softmax").kind == "constant"
+    assert _find(numpy, "positional_encoding", "`.sin` -> `.cos`", "np.sin(angles)")
+    assert _find(numpy, "causal_mask", "`<=` -> `<`", "<=")
+    assert _find(numpy, "scaled_dot_product_attention", "`/` -> `*`", "math.sqrt(d_k)")
+    assert _find(numpy, "scaled_dot_product_attention", "`-1` -> `-2`", "np.swapaxes(K, -1, -2)")
+    assert _find(numpy, "scaled_dot_product_attention", "swap arguments `scores` and `-np.inf` of `np.where`",
+                 "np.where")
+    assert _find(numpy, "positional_encoding", "`0` -> `1`", "pe[:, 0::2]")
+    assert _find(torch_, "MultiHeadAttention.forward", "`/` -> `*`", "math.sqrt(self.d_k)").item == \
+        "MultiHeadAttention"
+    assert _find(torch_, "MultiHeadAttention.forward", "drop `~`", "masked_fill(~mask")
+    assert _find(torch_, "BahdanauAttention.__init__", "`False` -> `True`", "self.v = nn.Linear")
+    assert _find(torch_, "PositionalEncoding.__init__", "`5000` -> `5001`", "def __init__")
+    # the private helper is shared by several items: never mutated
+    assert not any("_softmax_last_axis" in m.function for m in numpy)
+    helper = _function_ranges(reference_source("attention_numpy"))["_softmax_last_axis"]
+    assert not any(helper[0] <= m.line <= helper[1] for m in numpy)
+
+
+def test_names_restrict_the_mutated_functions() -> None:
+    only = auto_mutants(reference_source("attention_numpy"), "attention_numpy", names=["softmax"])
+    assert only and {m.item for m in only} == {"softmax"}
+    assert all(m.notebook == "attention_numpy" for m in only)
+
+
+def test_docstrings_and_messages_are_never_mutated(mutants: dict[str, list[AutoMutant]]) -> None:
+    for nb, found in mutants.items():
+        tree = ast.parse(reference_source(nb))
+        protected = [n for n in ast.walk(tree) if isinstance(n, ast.JoinedStr)]
+        protected += [d.body[0] for d in ast.walk(tree)
+                      if isinstance(d, (ast.Module, ast.FunctionDef, ast.ClassDef)) and ast.get_docstring(d)]
+        spans = [((n.lineno, n.col_offset), (n.end_lineno, n.end_col_offset)) for n in protected]
+        assert spans
+        for m in found:
+            here = (m.line, m.col)
+            assert not any(a <= here < b for a, b in spans), m
+
+
+# ---- the report -----------------------------------------------------------------------
+
+def test_report_names_misses_and_survivors() -> None:
+    survivor = AutoMutant("attention_numpy", "softmax", "softmax", 60, 14, "compare", "`<` -> `<=`",
+                          "a < b", "a <= b", "\n" * 59 + "    y = a <= b\n")
+    report = AuditReport(
+        seed=7, seconds=1.0,
+        cases=(CaseResult("reference", "reference", ALL_ITEMS, "ok", ()),
+               CaseResult("mutant", "softmax_no_max_shift", "softmax", "MISS", (), "survived"),
+               CaseResult("mutant", "causal_mask_strict", "causal_mask", "caught", ("allows_past_and_self",)),
+               CaseResult("alternative", "softmax_loops", "softmax", "ok", ())),
+        auto=(AutoResult(survivor, False, ()),), auto_generated=3,
+    )
+    assert not report.ok and report.mutation_score == (1, 2) and report.survivors
+    out = io.StringIO()
+    print_report(report, out)
+    text = out.getvalue()
+    assert re.search(r"^mutant +softmax_no_max_shift +softmax +MISS", text, re.MULTILINE), text
+    assert "mutation score: 1/2 catalogue mutants caught (50.0%)" in text
+    assert "automatic mutants: 0/1 killed" in text and "1 graded of 3 generated" in text
+    assert "attention_numpy.py:60  softmax: `<` -> `<=`" in text
+    assert "audit FAILED: 1 miss(es): mutant softmax_no_max_shift" in text
+
+
+# ---- a weakened check set fails the audit -------------------------------------------------
+
+def _caught_by_in_process(assignment, entry, seed: int) -> list[str]:  # type: ignore[no-untyped-def]
+    from grader.inprocess import InProcessRunner
+    from grader.load import Cell, SourceFile
+    from grader.run import run_item
+
+    source = reference_source(entry.notebook) + "\n\n" + entry.code
+    runner = InProcessRunner.from_source(SourceFile(entry.notebook, f"{entry.notebook}.py", (Cell(1, source),)))
+    result, _ = run_item(assignment.item(entry.item), runner, seed)
+    return [c.name for c in result.checks if not c.passed]
+
+
+def test_a_weakened_check_set_fails_naming_the_mutant(tmp_path: Path) -> None:
+    pytest.importorskip("torch", reason="the reference's torch items need torch to get full marks")
+    assignment = load_assignment(DEFAULT_ASSIGNMENT, known_checks())
+    mutants = [e for e in load_catalogue(assignment, ("mutant",)) if e.notebook == "attention_numpy"]
+    mutants.sort(key=lambda e: (e.item != "softmax", e.name))  # softmax first, as an example
+    for entry in mutants:
+        caught_by = _caught_by_in_process(assignment, entry, SEED)
+        if 0 < len(caught_by) < len(assignment.item(entry.item).checks):
+            break
+    else:
+        pytest.fail("no numpy mutant is caught by only some of its item's checks")
+
+    raw = yaml.safe_load(DEFAULT_ASSIGNMENT.read_text(encoding="utf-8"))
+    for check in caught_by:
+        del raw["items"][entry.item]["checks"][check]
+    (tmp_path / "catalogue" / "mutants").mkdir(parents=True)
+    shutil.copy(DEFAULT_ASSIGNMENT.parent / "catalogue" / "mutants" / f"{entry.name}.py",
+                tmp_path / "catalogue" / "mutants")
+    weakened = tmp_path / "assignment.yaml"
+    weakened.write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")
+
+    out = io.StringIO()
+    code = run_audit(weakened, seed=SEED, stubs=False, file=out)
+    text = out.getvalue()
+    assert code == 1, text
+    assert re.search(rf"^reference +reference +\(all\) +ok", text, re.MULTILINE), text
+    assert re.search(rf"^mutant +{entry.name} +{entry.item} +MISS .*survived", text, re.MULTILINE), text
+    assert "mutation score: 0/1 catalogue mutants caught" in text
+    assert f"audit FAILED: 1 miss(es): mutant {entry.name}" in text
