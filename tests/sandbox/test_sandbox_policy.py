@@ -4,12 +4,27 @@ and the forced fallback."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from grader.sandbox import policy
 from grader.sandbox.policy import bridge_dirs, hidden_paths, outermost
+
+
+@pytest.fixture
+def open_tmp() -> Iterator[Path]:
+    """A folder whose every ancestor others may enter (pytest's own tmp_path is mode 700)."""
+    path = Path(tempfile.mkdtemp(prefix="policy-test-"))
+    path.chmod(0o755)
+    yield path
+    for folder in path.rglob("*"):
+        if folder.is_dir():
+            folder.chmod(0o755)
+    shutil.rmtree(path)
 
 
 def tree(root: Path, *paths: str) -> None:
@@ -65,7 +80,8 @@ def test_outermost_drops_paths_inside_others():
     assert outermost(paths) == [Path("/opt/py"), Path("/tmp/venv")]
 
 
-def test_bridges_are_scratch_folders_and_the_outermost_hidden_or_closed_folder_on_the_way(tmp_path):
+def test_bridges_are_scratch_folders_and_the_outermost_hidden_or_closed_folder_on_the_way(open_tmp):
+    tmp_path = open_tmp
     tree(tmp_path, "root/.bashrc", "root/.pyenv/versions/3.11/bin/python", "scratch/venv/bin/python",
          "open/usr/bin/python", "closed/inner/py/bin/python")
     (tmp_path / "closed").chmod(0o700)
@@ -78,7 +94,8 @@ def test_bridges_are_scratch_folders_and_the_outermost_hidden_or_closed_folder_o
     assert bridges == [tmp_path / "closed", tmp_path / "root", tmp_path / "scratch"]
 
 
-def test_a_root_only_home_is_bridged_even_when_nothing_in_it_is_hidden(tmp_path):
+def test_a_root_only_home_is_bridged_even_when_nothing_in_it_is_hidden(open_tmp):
+    tmp_path = open_tmp
     tree(tmp_path, "home/.pyenv/versions/3.11/bin/python")
     (tmp_path / "home").chmod(0o700)
     keep = [tmp_path / "home/.pyenv/versions/3.11"]

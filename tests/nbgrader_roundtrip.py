@@ -1,0 +1,110 @@
+"""nbgrader's own round trip, end to end (run by ``tox -e nbgrader``; not a pytest module).
+
+In a throw-away course directory: ``nbgrader generate_assignment`` of the source notebooks,
+then ``nbgrader autograde`` of two submissions, and the scores read back from nbgrader's
+gradebook:
+
+* ``reference``: the source notebooks themselves (the solutions filled in) -> full marks;
+* ``stubs``: the released notebooks, untouched -> zero.
+
+The hidden tests that nbgrader restores into the test cells call
+``grader.inprocess.assert_item``, so this also proves that they run in a plain kernel.
+Usage: ``python tests/nbgrader_roundtrip.py [--keep DIR]``; exits non-zero on any mismatch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE_DIR = ROOT / "assignments" / "attention"
+ASSIGNMENT = "attention"
+NOTEBOOKS = ("attention_numpy.ipynb", "attention_torch.ipynb")
+CELL_TIMEOUT = 300
+
+
+def nbgrader(course: Path, *args: str) -> None:
+    """``nbgrader ARGS`` in ``course`` with this interpreter (and its ``alembic``) on PATH."""
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    # A kernelspec installed for the user must not replace this interpreter's own kernel.
+    env["JUPYTER_PATH"] = str(course / "jupyter")
+    env["JUPYTER_DATA_DIR"] = str(course / "jupyter")
+    env["MPLBACKEND"] = "Agg"
+    command = [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={course}",
+               f"--CourseDirectory.course_id={ASSIGNMENT}",
+               f"--CourseDirectory.db_url=sqlite:///{course / 'gradebook.db'}",
+               f"--Exchange.root={course / 'exchange'}"]
+    print("$", " ".join(command[1:]), flush=True)
+    done = subprocess.run(command, cwd=course, env=env, text=True, capture_output=True)
+    if done.returncode != 0:
+        sys.stdout.write(done.stdout)
+        sys.stderr.write(done.stderr)
+        raise SystemExit(f"nbgrader {args[0]} failed (exit {done.returncode})")
+
+
+def roundtrip(course: Path) -> list[str]:
+    """Build the course, grade both submissions; the problems found (none: it passed)."""
+    source = course / "source" / ASSIGNMENT
+    source.mkdir(parents=True)
+    for name in NOTEBOOKS:
+        shutil.copy2(SOURCE_DIR / name, source / name)
+    nbgrader(course, "generate_assignment", ASSIGNMENT, "--create", "--force")
+
+    submissions = {"reference": source, "stubs": course / "release" / ASSIGNMENT}
+    for student, origin in submissions.items():
+        folder = course / "submitted" / student / ASSIGNMENT
+        folder.mkdir(parents=True)
+        for name in NOTEBOOKS:
+            shutil.copy2(origin / name, folder / name)
+        (folder / "timestamp.txt").write_text("2024-01-01 00:00:00.000000 UTC\n", encoding="utf-8")
+    nbgrader(course, "autograde", ASSIGNMENT, "--create", "--force",
+             f"--ExecutePreprocessor.timeout={CELL_TIMEOUT}")
+
+    from nbgrader.api import Gradebook
+
+    problems = []
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        for student in submissions:
+            submission = gradebook.find_submission(ASSIGNMENT, student)
+            print(f"{student}: {submission.score:g} / {submission.max_score:g}")
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    score = grade.score
+                    print(f"  {notebook.name}/{grade.name}: {score:g} / {grade.max_score:g}")
+                    if student == "reference" and score != grade.max_score:
+                        problems.append(f"reference: {notebook.name}/{grade.name} scored {score:g} "
+                                        f"of {grade.max_score:g}")
+                    if student == "stubs" and score != 0:
+                        problems.append(f"stubs: {notebook.name}/{grade.name} scored {score:g}, expected 0")
+            if submission.max_score <= 0:
+                problems.append(f"{student}: nothing graded (max score {submission.max_score:g})")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", type=Path, help="build the course here and keep it (must not exist)")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    if args.keep:
+        args.keep.mkdir(parents=True)
+        problems = roundtrip(args.keep.resolve())
+    else:
+        with tempfile.TemporaryDirectory(prefix="nbgrader-roundtrip-") as tmp:
+            problems = roundtrip(Path(tmp))
+    for problem in problems:
+        print(f"FAIL: {problem}")
+    print(f"nbgrader round trip {'passed' if not problems else 'FAILED'} in {time.perf_counter() - started:.0f} s")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,90 @@
+"""A small driver for test code run in a sandbox, and process helpers."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader import wire
+from grader.config import Limits
+from grader.load import Cell, SourceFile
+from grader.sandbox.client import SandboxRunner, Zygote, default_hidden
+from grader.sandbox.policy import MODE_VARIABLE, probe
+
+LIMITS = Limits(load_seconds=5, item_seconds=2, memory_mb=512, processes=32, file_size_mb=1, output_kb=8)
+SECRET = "ATTENTION_SANDBOX_TEST_SECRET"
+
+
+class Raised(Exception):
+    """The sandboxed call raised; ``error`` is the decoded ``RaisedError``."""
+
+    def __init__(self, error: wire.RaisedError):
+        super().__init__(error.describe())
+        self.error = error
+
+
+class Box:
+    """A notebook of test code in a sandbox: call its functions, end items, inspect."""
+
+    def __init__(self, zygote: Zygote, code: str, limits: Limits = LIMITS, hide: list[Path] | None = None):
+        source = SourceFile("probe", "probe.py", (Cell(1, code),))
+        self.runner = SandboxRunner(zygote, source, limits, hide if hide is not None else [])
+        self.runner.begin_item("probe")
+
+    @property
+    def pid(self) -> int:
+        return self.runner.pid
+
+    def call(self, name: str, *args: Any) -> Any:
+        reply = self.runner.request({"op": "call", "name": name, "args": wire.encode(list(args)),
+                                     "kwargs": wire.encode({})})
+        assert isinstance(reply, dict), reply
+        assert "missing" not in reply, reply
+        if "error" in reply:
+            raise Raised(wire.decode(reply["error"]))
+        return wire.decode(reply["value"])
+
+    def next_item(self) -> str:
+        """End the item (its output) and begin the next."""
+        text = self.runner.end_item().text
+        self.runner.begin_item("probe")
+        return text
+
+    def close(self) -> None:
+        self.runner.close()
+
+
+def needs_namespaces() -> None:
+    isolation = probe()
+    if not (isolation.namespaces and isolation.drop_uid):
+        pytest.skip("this host gives no namespaces or no uid of their own: " + "; ".join(isolation.notes))
+
+
+def processes_of_uid(uid: int) -> set[int]:
+    """Live (not zombie) processes whose real uid is ``uid``."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            status = Path(f"/proc/{entry}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if int(fields["Uid"].split()[0]) == uid and fields["State"].split()[0] not in "ZX":
+            found.add(int(entry))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """The process exists and is not a zombie."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    state = [line for line in status.splitlines() if line.startswith("State:")][0].split()[1]
+    return state not in "ZX"

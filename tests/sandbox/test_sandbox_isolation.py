@@ -1,0 +1,172 @@
+"""What a sandboxed child can see and do: its own uid and processes, no project, class,
+output or home folder, a private writable /tmp and nothing else writable, no network,
+no way to signal the grader; results come back only over the grader's channel."""
+
+from __future__ import annotations
+
+import os
+import select
+import socket
+import uuid
+from pathlib import Path
+
+import pytest
+from sandbox_support import SECRET, Raised, needs_namespaces
+
+from grader.sandbox.client import PROJECT_ROOT
+
+pytestmark = pytest.mark.timeout(120)
+
+PROBES = r'''
+import os, signal, socket, sys
+
+def ids():
+    return [os.getuid(), os.geteuid(), os.getgid(), os.getegid(), os.getgroups(), os.getpid(), os.getppid()]
+
+def pids():
+    return sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+
+def listing(path):
+    try:
+        return sorted(os.listdir(path))
+    except OSError as exc:
+        return type(exc).__name__
+
+def read(path):
+    try:
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8", "replace")
+    except OSError as exc:
+        return type(exc).__name__
+
+def write(path, text):
+    try:
+        with open(path, "w") as handle:
+            handle.write(text)
+        return "written"
+    except OSError as exc:
+        return type(exc).__name__
+
+def importing(name):
+    try:
+        __import__(name)
+        return "imported"
+    except BaseException as exc:
+        return type(exc).__name__
+
+def connect(port):
+    s = socket.socket()
+    s.settimeout(1)
+    try:
+        s.connect(("127.0.0.1", port))
+        s.sendall(b"the reference answers")
+        return "connected"
+    except OSError as exc:
+        return type(exc).__name__
+
+def environment():
+    return dict(os.environ)
+
+def signal_everyone():
+    results = []
+    for target in (-1, 0):
+        try:
+            os.kill(target, signal.SIGKILL)
+            results.append("sent")
+        except OSError as exc:
+            results.append(type(exc).__name__)
+    try:
+        os.killpg(os.getpgrp(), signal.SIGKILL)
+        results.append("sent")
+    except OSError as exc:
+        results.append(type(exc).__name__)
+    return results
+
+def shout():
+    print('{"value": 1000}')
+    print("\x00\x00\x00\x0c{\"value\": 7}", file=sys.stderr)
+    return 42
+'''
+
+
+@pytest.fixture
+def box(box_factory):
+    needs_namespaces()
+    return box_factory(PROBES)
+
+
+def test_it_runs_as_an_unprivileged_uid_of_its_own(box, zygote):
+    uid, euid, gid, egid, groups, pid, ppid = box.call("ids")
+    assert uid == euid == gid == egid == zygote.uid >= 200000
+    assert groups == []
+    assert pid == 1 and ppid == 0  # PID 1 of a namespace of its own
+
+
+def test_proc_shows_only_its_own_namespace(box):
+    assert box.call("pids") == [1]
+    assert box.call("read", f"/proc/{os.getpid()}/cmdline") in ("FileNotFoundError", "")
+
+
+def test_project_class_output_and_home_are_invisible(box, dirs):
+    class_dir, out_dir = dirs
+    for folder in (PROJECT_ROOT, PROJECT_ROOT / "reference", PROJECT_ROOT / "grader", class_dir, out_dir,
+                   Path.home()):
+        assert box.call("listing", str(folder)) in ([], "FileNotFoundError"), folder
+    assert box.call("read", str(class_dir / "classmate" / "attention_numpy.py")) == "FileNotFoundError"
+    assert box.call("read", str(out_dir / "grades.csv")) == "FileNotFoundError"
+
+
+def test_reference_and_checks_cannot_be_imported(box):
+    assert box.call("importing", "reference.attention_numpy") == "ModuleNotFoundError"
+    assert box.call("importing", "grader.checks") == "ModuleNotFoundError"
+    # The interpreter's own library stays importable (it lives under /root here).
+    assert box.call("importing", "secrets") == "imported"
+
+
+def test_tmp_is_private_and_writable_and_the_rest_read_only(box, tmp_path):
+    name = f"sandbox-{uuid.uuid4().hex}"
+    assert box.call("write", f"/tmp/{name}", "x") == "written"
+    assert box.call("write", f"/var/tmp/{name}", "x") == "written"
+    assert box.call("write", f"/tmp/work/{name}", "x") == "written"
+    assert not Path("/tmp", name).exists() and not Path("/var/tmp", name).exists()
+    (tmp_path / "host-file").write_text("host")
+    assert box.call("read", str(tmp_path / "host-file")) == "FileNotFoundError"
+    for path in ("/etc", "/usr", str(Path(os.__file__).parent), "/"):
+        assert box.call("write", f"{path}/{name}", "x") in ("OSError", "PermissionError"), path
+        assert not Path(path, name).exists()
+
+
+def test_there_is_no_network(box):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    try:
+        assert box.call("connect", listener.getsockname()[1]) in ("OSError", "ConnectionRefusedError")
+        ready, _, _ = select.select([listener], [], [], 0)
+        assert ready == []  # nothing reached the grader's loopback
+    finally:
+        listener.close()
+
+
+def test_the_graders_environment_does_not_reach_it(box):
+    env = box.call("environment")
+    assert SECRET not in env
+    assert box.call("read", "/proc/1/environ") == "PermissionError" or SECRET not in box.call(
+        "read", "/proc/1/environ")
+
+
+def test_it_cannot_signal_the_grader(box, zygote):
+    box.call("signal_everyone")
+    assert zygote.process.poll() is None
+    assert box.call("ids")[5] == 1  # and it still answers
+
+
+def test_results_come_only_over_the_channel(box):
+    assert box.call("shout") == 42
+    text = box.next_item()
+    assert '{"value": 1000}' in text and '{"value": 7}' in text  # printed, kept, never parsed
+
+
+def test_a_raised_error_comes_back_as_data(box):
+    with pytest.raises(Raised, match="FileNotFoundError|TypeError"):
+        box.call("listing")
