@@ -127,6 +127,7 @@ class TreeMemory:
 
     def sample(self) -> None:
         tree = _children()
+        parent = {kid: p for p, kids in tree.items() for kid in kids}
         todo, seen = [self.root], []
         while todo:
             pid = todo.pop()
@@ -136,14 +137,16 @@ class TreeMemory:
         for pid in seen:
             if pid not in self.role:
                 cmd = _cmdline(pid)
-                parent_role = next((self.role[p] for p, kids in tree.items() if pid in kids and p in self.role), "")
+                parent_role = self.role.get(parent.get(pid, -1), "")
                 if pid == self.root:
                     self.role[pid] = "main"
+                elif parent_role in ("zygote", "sandbox"):  # forked: same command line as the zygote
+                    self.role[pid] = "sandbox"
                 elif "grader.sandbox.zygote" in cmd:
                     self.role[pid] = "zygote"
-                elif parent_role == "zygote" or parent_role == "sandbox":
-                    self.role[pid] = "sandbox"
-                elif "multiprocessing" in cmd or "spawn_main" in cmd:
+                elif "resource_tracker" in cmd:
+                    self.role[pid] = "other"
+                elif "spawn_main" in cmd or "distributed" in cmd:
                     self.role[pid] = "worker"
                 else:
                     self.role[pid] = "other"

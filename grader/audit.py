@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -269,8 +269,8 @@ def _judge(case: _Case, result: SubmissionResult, assignment: Assignment) -> Cas
     elsewhere = _lost(result, skip=entry.item)
     crash = f"; the item did not run to the end: {own.error}" if own.error else ""
     if not caught_by:
-        return CaseResult("mutant", entry.name, entry.item, "MISS", tuple(elsewhere),
-                          "survived: lost no points on its item" + (" (but lost points elsewhere)" if elsewhere else ""))
+        why = "survived: lost no points on its item" + (" (but lost points elsewhere)" if elsewhere else "")
+        return CaseResult("mutant", entry.name, entry.item, "MISS", tuple(elsewhere), why)
     if elsewhere:
         return CaseResult("mutant", entry.name, entry.item, "MISS", caught_by + tuple(elsewhere),
                           "caught, but it also lost points on other items" + crash)
@@ -320,8 +320,8 @@ def print_report(report: AuditReport, file: TextIO | None = None) -> None:
     header = ("kind", "name", "item", "verdict", "checks (caught by / failed)")
     widths = [max(len(r[k]) for r in [header, *rows]) for k in range(4)]
     for row in [header, *rows]:
-        say("  ".join(f"{v:<{w}}" for v, w in zip(row[:4], widths)) + "  " + row[4])
-    say()
+        say("  ".join(f"{v:<{w}}" for v, w in zip(row[:4], widths, strict=True)) + "  " + row[4])
+    say("")
     caught, total = report.mutation_score
     say(f"mutation score: {caught}/{total} catalogue mutants caught"
         + (f" ({caught / total:.1%})" if total else ""))
@@ -341,10 +341,11 @@ def print_report(report: AuditReport, file: TextIO | None = None) -> None:
 def _print_auto(report: AuditReport, say: Callable[[str], None]) -> None:
     killed = sum(1 for r in report.auto if r.killed)
     total = len(report.auto)
-    say()
-    say(f"automatic mutants: {killed}/{total} killed"
-        + (f" ({killed / total:.1%})" if total else "")
-        + (f"; {total} graded of {report.auto_generated} generated (--max-auto)" if total < report.auto_generated else ""))
+    say("")
+    capped = ""
+    if total < report.auto_generated:
+        capped = f"; {total} graded of {report.auto_generated} generated (--max-auto)"
+    say(f"automatic mutants: {killed}/{total} killed" + (f" ({killed / total:.1%})" if total else "") + capped)
     by_function: dict[tuple[str, str], list[AutoResult]] = {}
     for r in report.auto:
         by_function.setdefault((r.mutant.notebook, r.mutant.function), []).append(r)
@@ -414,6 +415,11 @@ def _float_change(value: float) -> float:
     return {0.0: 1.0, 1.0: 2.0, 2.0: 1.0}.get(value, value / 10)
 
 
+# Applies a mutation to a node of a fresh copy of the tree (given a function that replaces a
+# node in that copy); returns the node whose source text changes.
+_Apply = Callable[[ast.AST, Callable[[ast.AST, ast.AST], None]], ast.AST]
+
+
 @dataclass
 class _Site:
     """A mutation of the node at ``index`` (``ast.walk`` order) of a fresh copy of the tree."""
@@ -422,10 +428,9 @@ class _Site:
     node: ast.AST  # in the original tree: where the change is
     kind: str
     mutation: str
-    apply: Callable[[ast.AST, Callable[[ast.AST, ast.AST], None]], ast.AST]  # -> the replaced node
+    apply: _Apply
     item: str = ""
     function: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def auto_mutants(source: str, notebook: str, names: Sequence[str] | None = None) -> list[AutoMutant]:
@@ -486,7 +491,7 @@ def _sites(top: ast.FunctionDef | ast.ClassDef, walk_index: dict[int, int]) -> I
     yield from visit(top, "")
 
 
-def _in_place(change: Callable[[Any], None]) -> Callable[[ast.AST, Callable[[ast.AST, ast.AST], None]], ast.AST]:
+def _in_place(change: Callable[[Any], None]) -> _Apply:
     def apply(node: ast.AST, replace: Callable[[ast.AST, ast.AST], None]) -> ast.AST:
         change(node)
         return node
@@ -494,11 +499,20 @@ def _in_place(change: Callable[[Any], None]) -> Callable[[ast.AST, Callable[[ast
     return apply
 
 
+def _setting(attr: str, value: Any, child: str | None = None) -> _Apply:
+    """Set ``attr`` of the node (or of its field ``child``) to ``value``."""
+
+    def change(node: Any) -> None:
+        setattr(getattr(node, child) if child else node, attr, value)
+
+    return _in_place(change)
+
+
 def _node_sites(node: ast.AST, index: int, skip: set[int]) -> Iterator[_Site]:
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         new_op = _BINOPS[type(node.op)]
         yield _Site(index, node, "binop", f"`{_OP_TEXT[type(node.op)]}` -> `{_OP_TEXT[new_op]}`",
-                    _in_place(lambda n, op=new_op: setattr(n, "op", op())))
+                    _setting("op", new_op()))
     elif isinstance(node, ast.Compare):
         for k, cmp in enumerate(node.ops):
             if type(cmp) in _COMPARE:
@@ -512,15 +526,15 @@ def _node_sites(node: ast.AST, index: int, skip: set[int]) -> Iterator[_Site]:
     elif isinstance(node, ast.BoolOp):
         new_bool = _BOOLOPS[type(node.op)]
         yield _Site(index, node, "boolop", f"`{_OP_TEXT[type(node.op)]}` -> `{_OP_TEXT[new_bool]}`",
-                    _in_place(lambda n, op=new_bool: setattr(n, "op", op())))
+                    _setting("op", new_bool()))
     elif isinstance(node, ast.UnaryOp):
         operand = node.operand
         if isinstance(node.op, ast.USub) and isinstance(operand, ast.Constant) and type(operand.value) in (int, float):
             skip.add(id(operand))
             old = operand.value
+            assert isinstance(old, (int, float))
             new = _negative_change(old) if isinstance(old, int) else _float_change(old)
-            yield _Site(index, node, "constant", f"`-{old!r}` -> `-{new!r}`",
-                        _in_place(lambda n, v=new: setattr(n.operand, "value", v)))
+            yield _Site(index, node, "constant", f"`-{old!r}` -> `-{new!r}`", _setting("value", new, "operand"))
         elif isinstance(node.op, (ast.Invert, ast.Not, ast.USub)):
             def drop(n: ast.AST, replace: Callable[[ast.AST, ast.AST], None]) -> ast.AST:
                 assert isinstance(n, ast.UnaryOp)
@@ -541,13 +555,13 @@ def _node_sites(node: ast.AST, index: int, skip: set[int]) -> Iterator[_Site]:
             new_value = _STRINGS[value]
         if new_value is not None:
             yield _Site(index, node, "constant", f"`{value!r}` -> `{new_value!r}`",
-                        _in_place(lambda n, v=new_value: setattr(n, "value", v)))
+                        _setting("value", new_value))
     elif isinstance(node, ast.Attribute) and node.attr in _NAMES:
         yield _Site(index, node, "name", f"`.{node.attr}` -> `.{_NAMES[node.attr]}`",
-                    _in_place(lambda n: setattr(n, "attr", _NAMES[n.attr])))
+                    _setting("attr", _NAMES[node.attr]))
     elif isinstance(node, ast.Name) and node.id in _NAMES:
         yield _Site(index, node, "name", f"`{node.id}` -> `{_NAMES[node.id]}`",
-                    _in_place(lambda n: setattr(n, "id", _NAMES[n.id])))
+                    _setting("id", _NAMES[node.id]))
     if isinstance(node, ast.Call):
         args = node.args
         if len(args) >= 2 and not any(isinstance(a, ast.Starred) for a in args[-2:]):

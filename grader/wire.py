@@ -71,12 +71,11 @@ def _qualname(obj: Any) -> str:
 
 
 def _encode_array(arr: np.ndarray, type_name: str) -> dict[str, Any]:
-    arr = np.ascontiguousarray(arr)
     if arr.dtype.name not in ALLOWED_DTYPES:
         return {"$opaque": f"{type_name} of dtype {arr.dtype}"}
     return {"$array": {
         "dtype": arr.dtype.name, "shape": list(arr.shape), "type": type_name,
-        "data": base64.b64encode(arr.tobytes()).decode("ascii"),
+        "data": base64.b64encode(arr.tobytes(order="C")).decode("ascii"),
     }}
 
 
@@ -91,6 +90,9 @@ def encode(value: Any, depth: int = 0) -> Any:
     if value is None or type(value) in (bool, int, float, str):
         return value
     if isinstance(value, np.generic) and type(value).__module__ == "numpy":
+        # A numpy scalar is a number: it travels as one (a list of them then reads as an array).
+        if value.dtype.kind in "biuf":
+            return value.item()
         return _encode_array(np.asarray(value), "numpy." + type(value).__name__)
     if isinstance(value, np.ndarray):
         # Read the raw buffer through the base class so subclass overrides play no part.

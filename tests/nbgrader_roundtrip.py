@@ -68,9 +68,19 @@ def roundtrip(course: Path) -> list[str]:
     nbgrader(course, "autograde", ASSIGNMENT, "--create", "--force",
              f"--ExecutePreprocessor.timeout={CELL_TIMEOUT}")
 
+    import nbformat
     from nbgrader.api import Gradebook
 
+    from grader.config import DEFAULT_ASSIGNMENT, load_assignment
+
+    points = {f"test_{item.name}": item.points for item in load_assignment(DEFAULT_ASSIGNMENT).items}
     problems = []
+    for name in NOTEBOOKS:  # the hidden tests are back in what nbgrader ran
+        ran = nbformat.read(course / "autograded" / "reference" / ASSIGNMENT / name, as_version=4)
+        graded = [c for c in ran.cells if c.metadata.get("nbgrader", {}).get("grade")]
+        hidden = [c for c in graded if "assert_item(" in c.source]
+        if not graded or len(hidden) != len(graded):
+            problems.append(f"{name}: {len(hidden)} of {len(graded)} graded cells call assert_item")
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         for student in submissions:
             submission = gradebook.find_submission(ASSIGNMENT, student)
@@ -79,6 +89,9 @@ def roundtrip(course: Path) -> list[str]:
                 for grade in notebook.grades:
                     score = grade.score
                     print(f"  {notebook.name}/{grade.name}: {score:g} / {grade.max_score:g}")
+                    if points.get(grade.name) != grade.max_score:
+                        problems.append(f"{notebook.name}/{grade.name} is worth {grade.max_score:g} points, "
+                                        f"assignment.yaml says {points.get(grade.name)}")
                     if student == "reference" and score != grade.max_score:
                         problems.append(f"reference: {notebook.name}/{grade.name} scored {score:g} "
                                         f"of {grade.max_score:g}")

@@ -16,7 +16,13 @@ def test_arrays_numbers_and_containers_survive():
     assert isinstance(out, tuple)
     assert out[0].dtype == np.float32 and np.array_equal(out[0], x) and not out[0].flags.writeable
     assert out[1] == [1, 2.5, None, True, "s"]
-    assert isinstance(out[2]["k"], ForeignArray) and out[2]["k"].type == "numpy.bool"
+    assert out[2]["k"] is True
+
+
+def test_zero_dimensional_arrays_keep_their_shape():
+    out = roundtrip(np.array(2.5))
+    assert out.shape == () and out == 2.5
+    assert roundtrip([np.float64(1.5), np.int64(2)]) == [1.5, 2]
 
 
 def test_nan_and_inf_survive():

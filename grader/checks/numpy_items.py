@@ -556,7 +556,7 @@ def bahdanau_rows_sum(t: Trial) -> None:
     for args, mask in cases:
         ctx, w, what = _bahdanau(t, args, mask)
         expect_shape(w, args[1].shape[:2], f"the weights of {what}")
-        _expect_sums_to_one(w, f"the weights of {what}", slices="the weights of batch element")
+        _expect_sums_to_one(w, f"the weights of {what}", slices="batch element")
 
 
 @check("bahdanau_attention", "masked_keys_get_zero_weight")

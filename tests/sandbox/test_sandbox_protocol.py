@@ -1,0 +1,123 @@
+"""A child that abuses the channel (closes it, writes garbage, a frame too large, a flood
+of replies) or leaves threads, timers and signal handlers behind costs only itself: the
+call in progress fails, and the next item starts in a clean sandbox."""
+
+from __future__ import annotations
+
+import pytest
+from sandbox_support import needs_namespaces
+
+from grader import wire
+from grader.run import RunnerLost
+
+pytestmark = pytest.mark.timeout(120)
+
+ABUSE = r'''
+import os, signal, socket, stat, struct, threading, time
+
+def channel():
+    for fd in range(3, 256):
+        try:
+            if stat.S_ISSOCK(os.fstat(fd).st_mode):
+                return fd
+        except OSError:
+            pass
+
+def hang_up():
+    os.close(channel())
+    return "closed"
+
+def garbage():
+    os.write(channel(), b"\xff\xfe garbage " * 100)
+    time.sleep(5)
+
+def too_large():
+    os.write(channel(), struct.pack(">I", MAX_FRAME + 1))
+    time.sleep(5)
+
+def deep():
+    body = b"[" * 200000 + b"]" * 200000
+    os.write(channel(), struct.pack(">I", len(body)) + body)
+    time.sleep(5)
+
+def flood():
+    frame = b'{"value": 1}'
+    packed = struct.pack(">I", len(frame)) + frame
+    fd = channel()
+    for _ in range(1000):
+        os.write(fd, packed)
+    return 2
+
+def spawn_thread():
+    def work():
+        while True:
+            time.sleep(0.01)
+    threading.Thread(target=work, daemon=True).start()
+    return threading.active_count()
+
+def threads():
+    return len(os.listdir("/proc/self/task"))
+
+def arm_alarm():
+    def boom(signum, frame):
+        raise RuntimeError("the alarm went off")
+    signal.signal(signal.SIGALRM, boom)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.setitimer(signal.ITIMER_REAL, 0.3)
+    return "armed"
+
+def nap(seconds):
+    time.sleep(seconds)
+    return "rested"
+
+def echo(x):
+    return x
+'''
+
+
+@pytest.fixture
+def box(box_factory):
+    needs_namespaces()
+    return box_factory(ABUSE.replace("MAX_FRAME", str(wire.MAX_FRAME)))
+
+
+def test_closing_the_channel_loses_the_call(box):
+    with pytest.raises(RunnerLost, match="died"):
+        box.call("hang_up")
+
+
+def test_garbage_on_the_channel_loses_the_call(box):
+    with pytest.raises(RunnerLost, match="malformed"):
+        box.call("garbage")
+
+
+def test_a_frame_larger_than_the_limit_is_refused(box):
+    with pytest.raises(RunnerLost, match="exceeds"):
+        box.call("too_large")
+
+
+def test_a_deeply_nested_frame_is_refused(box):
+    with pytest.raises(RunnerLost, match="malformed"):
+        box.call("deep")
+
+
+def test_a_reply_flood_is_cleared_by_a_fresh_sandbox_for_the_next_item(box):
+    assert box.call("flood") == 1  # the first forged reply: only this student's answer
+    text = box.next_item()
+    assert "[grader:" in text and "loaded again" in text
+    assert box.call("echo", 5) == 5  # in sync again
+    assert box.next_item() == ""
+
+
+def test_threads_left_running_do_not_reach_the_next_item(box):
+    before = box.call("threads")
+    assert box.call("spawn_thread") == 2
+    text = box.next_item()
+    assert "thread(s)" in text and "loaded again" in text
+    assert box.call("threads") == before
+
+
+def test_timers_and_signal_handlers_end_with_the_item(box):
+    assert box.call("arm_alarm") == "armed"
+    box.next_item()
+    assert box.call("nap", 0.6) == "rested"  # the alarm would have gone off by now
