@@ -117,17 +117,9 @@ def _isolate_filesystem(hide: list[Path], keep: list[Path]) -> None:
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     keep = policy.outermost(keep)
     scratch = policy.scratch_dirs()
-    bridges = policy.bridge_dirs(hide, keep, scratch)
-    for path in hide:
-        if any(b == path or b in path.parents for b in bridges):
-            continue  # replaced whole below
-        if path.is_dir():
-            _mount("tmpfs", str(path), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k,mode=755")
-        else:
-            _mount("/dev/null", str(path), None, MS_BIND)
     # A fresh tmpfs on each bridge; the kept paths under it (a venv in /tmp, a pyenv
     # interpreter under /root) are bound back in, reachable through enterable folders.
-    for bridge in bridges:
+    for bridge in policy.bridge_dirs(hide, keep, scratch):
         inner = [k for k in keep if bridge in k.parents]
         fds = [os.open(k, os.O_PATH) for k in inner]
         options = "size=64m,mode=1777" if bridge in scratch else "size=1m,mode=755"
@@ -136,6 +128,17 @@ def _isolate_filesystem(hide: list[Path], keep: list[Path]) -> None:
             os.makedirs(k, mode=0o755, exist_ok=True)
             _mount(f"/proc/self/fd/{fd}", str(k), None, MS_BIND | MS_REC)
             os.close(fd)
+    # Then the covers: a hidden path under a bridge is gone unless it lies inside a kept
+    # path bound back (the reference and the grader in a venv's site-packages, when the
+    # project is installed rather than run from its folder), which gets covered here.
+    for path in hide:
+        if path.is_symlink() or not path.exists():
+            continue
+        if path.is_dir():
+            _mount("tmpfs", str(path), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV,
+                   "size=4k,mode=755")
+        else:
+            _mount("/dev/null", str(path), None, MS_BIND)
     _read_only_except(scratch)
     os.makedirs("/tmp/work", mode=0o777, exist_ok=True)
     os.chmod("/tmp/work", 0o777)

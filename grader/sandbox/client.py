@@ -32,7 +32,8 @@ class SandboxError(RuntimeError):
 
 
 _ZYGOTE_ENVIRONMENT = {"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "PYTHONPATH",
-                       "VIRTUAL_ENV", MODE_VARIABLE}
+                       "PYTHONHOME", "PYTHONNOUSERSITE", "PYTHONDONTWRITEBYTECODE", "VIRTUAL_ENV",
+                       "LD_LIBRARY_PATH", MODE_VARIABLE}
 
 
 class Zygote:
@@ -180,12 +181,13 @@ class SandboxRunner:
                 if event == "cell":
                     cell = message.get("number")
                 elif event == "loaded":
-                    return LoadReport(_cell_errors(message.get("errors")), self._take_output(), None)
+                    errors = _cell_errors(message.get("errors"))
+                    return LoadReport(errors, self._take_output(), None)
                 else:
                     self._lose("the sandbox sent an unexpected message while loading")
         except ItemTimeout:
-            return LoadReport((), self._take_output(), f"running the notebook's cells took longer than "
-                              f"{self.limits.load_seconds:g} s (stopped in cell {cell})")
+            return LoadReport((), self._take_output(), "running the notebook's cells took longer "
+                              f"than {self.limits.load_seconds:g} s (stopped in cell {cell})")
         except RunnerLost as lost:
             where = f" while running cell {cell}" if cell is not None else ""
             return LoadReport((), self._take_output(),
@@ -228,12 +230,12 @@ class SandboxRunner:
                 self.zygote.sweep(self.pid)
                 threads = reply.get("threads")
                 if type(threads) is int and threads > 0:
-                    note = (f"{threads} thread(s) started by this item were still running at its end; "
-                            "the notebook was loaded again for the next item")
+                    note = (f"{threads} thread(s) started by this item were still running at "
+                            "its end; the notebook was loaded again for the next item")
             except RunnerLost as lost:
-                note = f"{lost.why} at the end of this item; the notebook was loaded again for the next item"
-        dropped = self.dropped
-        text = self._take_output()
+                note = (f"{lost.why} at the end of this item; the notebook was loaded again for "
+                        "the next item")
+        text, dropped = self._collect()
         if note is not None:
             text += ("\n" if text and not text.endswith("\n") else "") + f"[grader: {note}]"
             self._stop()
@@ -257,7 +259,7 @@ class SandboxRunner:
         self.alive = False
         self.zygote.kill(self.pid)
         status = self.zygote.wait(self.pid)
-        self._drain(limit=None)
+        self._drain(limit=16 * self.DRAIN_READS)  # what the pipe still holds
         self.sock.close()
         os.close(self.out)
         return status
@@ -267,7 +269,9 @@ class SandboxRunner:
         self.lost = why
         if timeout:
             raise ItemTimeout(why)
-        raise RunnerLost(why if status is None or "process" in why else f"{why}; {describe_exit(status)}")
+        if status is not None and "process" not in why:
+            why = f"{why}; {describe_exit(status)}"
+        raise RunnerLost(why)
 
     def _died(self) -> NoReturn:
         status = self._stop()
@@ -297,9 +301,10 @@ class SandboxRunner:
         while len(data) < size:
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:
-                self._lose(f"the time limit of {self.limits.item_seconds:g} s ran out", timeout=True)
-            ready, _, _ = select.select([self.sock, self.out] if self.out_open else [self.sock], [], [],
-                                        remaining)
+                self._lose(f"the time limit of {self.limits.item_seconds:g} s ran out",
+                           timeout=True)
+            watched = [self.sock, self.out] if self.out_open else [self.sock]
+            ready, _, _ = select.select(watched, [], [], remaining)
             if self.out in ready:
                 self._drain()
             if self.sock in ready:
@@ -312,9 +317,9 @@ class SandboxRunner:
                 data += chunk
         return bytes(data)
 
-    def _drain(self, limit: int | None = DRAIN_READS) -> None:
+    def _drain(self, limit: int = DRAIN_READS) -> None:
         reads = 0
-        while limit is None or reads < limit:
+        while reads < limit:
             reads += 1
             try:
                 chunk = os.read(self.out, 1 << 16)
@@ -327,14 +332,19 @@ class SandboxRunner:
             self.output += chunk[:room]
             self.dropped += len(chunk) - len(chunk[:room])
 
-    def _take_output(self) -> str:
+    def _collect(self) -> tuple[str, int]:
+        """What was printed since the last collection (capped, with a note of the rest) and
+        how many bytes were dropped."""
         self._drain()
-        text = self.output.decode("utf-8", errors="replace")
-        if self.dropped:
-            text += f"\n[... {self.dropped} more bytes of output were not kept]"
+        text, dropped = self.output.decode("utf-8", errors="replace"), self.dropped
+        if dropped:
+            text += f"\n[... {dropped} more bytes of output were not kept]"
         self.output = bytearray()
         self.dropped = 0
-        return text
+        return text, dropped
+
+    def _take_output(self) -> str:
+        return self._collect()[0]
 
 
 def _cell_errors(errors: Any) -> tuple[tuple[int, str], ...]:
@@ -354,4 +364,5 @@ def default_hidden(class_dir: Path | None, out_dir: Path | None) -> list[Path]:
 
     hide.append(Path(reference.__file__).resolve().parent)
     hide.append(Path(__file__).resolve().parents[1])
-    return hidden_paths(hide, needed_paths())
+    # A home folder of "/" (some service accounts) would hide the whole system.
+    return hidden_paths([p for p in hide if p.resolve() != Path("/")], needed_paths())

@@ -61,9 +61,10 @@ def probe() -> Isolation:
         _, status = os.waitpid(pid, 0)
         namespaces = os.waitstatus_to_exitcode(status) == 0
         if not namespaces:
+            who = "any user" if root else "the grader's user"
             notes.append("cannot create namespaces (unshare failed): no PID, mount or network "
-                         "isolation; the submission can see the disk and the network with the "
-                         "grader's rights")
+                         f"isolation; submissions can read what {who} may read (the class "
+                         "folder, the reference) and use the network")
     else:
         notes.append(f"{sys.platform} has no Linux namespaces: only rlimits and a process group")
     return Isolation(namespaces=namespaces, drop_uid=root, notes=tuple(notes))

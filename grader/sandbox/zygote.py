@@ -10,6 +10,7 @@ process whose torch thread pool is running can hang the child.
 from __future__ import annotations
 
 import ctypes
+import errno
 import json
 import os
 import shutil
@@ -34,7 +35,8 @@ def _clone(flags: int) -> int:
     libc = ctypes.PyDLL(None, use_errno=True)  # PyDLL: the GIL stays held, as in os.fork
     api.PyOS_BeforeFork()
     pid = libc.syscall(ctypes.c_long(_SYS_CLONE), ctypes.c_ulong(flags | signal.SIGCHLD),
-                       ctypes.c_void_p(0), ctypes.c_void_p(0), ctypes.c_void_p(0), ctypes.c_ulong(0))
+                       ctypes.c_void_p(0), ctypes.c_void_p(0), ctypes.c_void_p(0),
+                       ctypes.c_ulong(0))
     if pid == 0:
         api.PyOS_AfterFork_Child()
         return 0
@@ -76,10 +78,11 @@ def main(control_fd: int) -> None:
     # A uid of its own (rlimits on processes are per uid, and kill(-1) as this uid reaches
     # only this zygote's sandboxes, one at a time); distinct for every live zygote.
     uid = 200000 + os.getpid()
-    control.send(json.dumps({"isolation": [isolation.namespaces, isolation.drop_uid, list(isolation.notes)],
-                             "uid": uid}).encode())
+    hello = {"isolation": [isolation.namespaces, isolation.drop_uid, list(isolation.notes)],
+             "uid": uid}
+    control.send(json.dumps(hello).encode())
     live: dict[int, str | None] = {}  # pid -> its scratch folder when it has no namespaces
-    sweeper = _Sweeper(uid if isolation.drop_uid else None, live)
+    sweeper = _Sweeper(uid if isolation.drop_uid else None, live, isolation.namespaces)
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(control, 1 << 20, 2)
@@ -94,8 +97,9 @@ def main(control_fd: int) -> None:
         request: dict[str, Any] = json.loads(data)
         op = request["op"]
         if op == "spawn":
-            config = {**request["config"], "namespaces": isolation.namespaces, "drop_uid": isolation.drop_uid,
-                      "uid": uid, "address_space": address_space + request["config"]["memory"]}
+            config = {**request["config"], "namespaces": isolation.namespaces,
+                      "drop_uid": isolation.drop_uid, "uid": uid,
+                      "address_space": address_space + request["config"]["memory"]}
             workdir = None
             if not isolation.namespaces:
                 workdir = config["workdir"] = tempfile.mkdtemp(prefix="attention-sandbox-")
@@ -157,38 +161,49 @@ class _Sweeper:
     clean-up: the processes of the sandbox's uid, when it has one, and its descendants
     and the orphans adopted by this zygote (a subreaper) in any case."""
 
-    def __init__(self, uid: int | None, live: dict[int, str | None]):
+    def __init__(self, uid: int | None, live: dict[int, str | None], namespaces: bool):
         self.uid = uid
         self.live = live
+        self.namespaces = namespaces
         self.status: dict[int, int] = {}  # exit codes of sandboxes reaped while sweeping
 
     def sweep(self, pid: int, spare: bool) -> int:
         """SIGKILL them until none is left; ``spare`` keeps the sandbox's main process."""
+        if spare and self._alone(pid):
+            return 0
         ended: set[int] = set()
         deadline = time.monotonic() + 5.0
         while time.monotonic() < deadline:
-            victims = self._members(pid)
+            table = _process_table()
+            victims = self._members(pid, table)
             if spare:
                 victims.discard(pid)
             self._reap()
             if not victims:
                 break
             for victim in victims:
-                try:
-                    os.kill(victim, signal.SIGKILL)
-                except OSError:
-                    pass
+                _kill_if_same(victim, table[victim])
             ended |= victims
             time.sleep(0.001)
         return len(ended)
 
-    def _members(self, pid: int) -> set[int]:
+    def _alone(self, pid: int) -> bool:
+        """The sandbox's PID namespace holds only its main process (a cheap look through its
+        own /proc, which its code cannot replace, before a scan of the whole host)."""
+        if not self.namespaces or pid in self.status:
+            return False
+        try:
+            return [e for e in os.listdir(f"/proc/{pid}/root/proc") if e.isdigit()] == ["1"]
+        except OSError:
+            return False
+
+    def _members(self, pid: int, table: dict[int, tuple[int, str, int]]) -> set[int]:
         me = os.getpid()
-        table = _process_table()
         children: dict[int, list[int]] = {}
         for proc, (ppid, _, _) in table.items():
             children.setdefault(ppid, []).append(proc)
-        found = {proc for proc, (_, _, uid) in table.items() if self.uid is not None and uid == self.uid}
+        found = {proc for proc, (_, _, uid) in table.items()
+                 if self.uid is not None and uid == self.uid}
         stack = [pid, *(c for c in children.get(me, []) if c not in self.live)]
         found.update(stack[1:])
         if pid in self.status:  # reaped already: its pid may belong to someone else now
@@ -215,17 +230,38 @@ class _Sweeper:
                 self.status[pid] = os.waitstatus_to_exitcode(raw)
 
 
-def _process_table() -> dict[int, tuple[int, str, int]]:
-    """pid -> (parent pid, state letter, real uid) of every process this zygote can see."""
+def _kill_if_same(pid: int, seen: tuple[int, str, int]) -> None:
+    """SIGKILL ``pid`` if it is still the process seen in the scan (same parent and uid):
+    through a pidfd, so a pid that ended and was reused meanwhile is never signalled."""
+    try:
+        fd = os.pidfd_open(pid)
+    except OSError as exc:
+        if exc.errno == errno.ENOSYS:  # a kernel before 5.3: a plain kill
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        return  # otherwise: gone already
+    try:
+        now = _process_table([pid]).get(pid)
+        if now is not None and (now[0], now[2]) == (seen[0], seen[2]):
+            signal.pidfd_send_signal(fd, signal.SIGKILL)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _process_table(pids: list[int] | None = None) -> dict[int, tuple[int, str, int]]:
+    """pid -> (parent pid, state letter, real uid) of every process (or of ``pids``)."""
     table = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
+    for pid in pids if pids is not None else (int(e) for e in os.listdir("/proc") if e.isdigit()):
         try:
-            with open(f"/proc/{entry}/status", "rb") as handle:
-                fields = dict(line.split(b":", 1) for line in handle.read().splitlines() if b":" in line)
-            table[int(entry)] = (int(fields[b"PPid"]), fields[b"State"].split()[0].decode(),
-                                 int(fields[b"Uid"].split()[0]))
+            with open(f"/proc/{pid}/status", "rb") as handle:
+                lines = handle.read().splitlines()
+            fields = dict(line.split(b":", 1) for line in lines if b":" in line)
+            table[pid] = (int(fields[b"PPid"]), fields[b"State"].split()[0].decode(),
+                          int(fields[b"Uid"].split()[0]))
         except (OSError, KeyError, ValueError, IndexError):
             continue
     return table

@@ -9,6 +9,7 @@ and that the honest students' rows are byte-identical to a run without the hosti
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import json
 import os
@@ -46,18 +47,18 @@ TORCH = (PROJECT_ROOT / "reference" / "attention_torch.py").read_text(encoding="
 # ---- the submissions -----------------------------------------------------------------------
 # Hostile code refers to the run's paths through @@NAME@@ placeholders, filled in per run.
 
-NAN_SOFTMAX = '''
+NAN_SOFTMAX = """
 def softmax(x, axis=-1):
     return np.full(np.shape(x), np.nan)
-'''
+"""
 
-UNSTABLE_SOFTMAX = '''
+UNSTABLE_SOFTMAX = """
 def softmax(x, axis=-1):
     e = np.exp(x)
     return e / e.sum(axis=axis, keepdims=True)
-'''
+"""
 
-NAN_MHA = '''
+NAN_MHA = """
 _ForwardOfReference = MultiHeadAttention.forward
 
 def _nan_forward(self, *args, **kwargs):
@@ -65,16 +66,16 @@ def _nan_forward(self, *args, **kwargs):
     return torch.full_like(out, float("nan")), weights
 
 MultiHeadAttention.forward = _nan_forward
-'''
+"""
 
-MONKEYPATCH = '''
+MONKEYPATCH = """
 import numpy as _np
 import numpy.testing as _npt
 import torch as _torch
 
 def _patch():
     _np.allclose = lambda *a, **k: True
-    _np.isclose = lambda a, b, *r, **k: _np.ones(_np.broadcast(_np.asarray(a), _np.asarray(b)).shape, bool)
+    _np.isclose = lambda a, b, *r, **k: _np.ones(_np.broadcast(a, b).shape, bool)
     _np.array_equal = lambda *a, **k: True
     _np.testing.assert_allclose = lambda *a, **k: None
     _npt.assert_array_equal = lambda *a, **k: None
@@ -88,16 +89,16 @@ _patch()
 def softmax(x, axis=-1):
     _patch()
     return _np.full(_np.shape(x), _np.nan)
-'''
+"""
 
-MONKEYPATCH_TORCH = '''
+MONKEYPATCH_TORCH = """
 import torch as _torch
 _torch.allclose = lambda *a, **k: True
 _torch.equal = lambda *a, **k: True
 _torch.testing.assert_close = lambda *a, **k: None
-'''
+"""
 
-IMPORT_REFERENCE = '''
+IMPORT_REFERENCE = """
 import sys as _sys
 _sys.path[:0] = ["@@PROJECT@@", "@@PROJECT@@/reference"]
 try:
@@ -113,9 +114,9 @@ except BaseException as exc:
         print("import grader:", type(exc).__name__)
         def softmax(x, axis=-1):
             return np.full(np.shape(x), np.nan)
-'''
+"""
 
-WALK_DISK = '''
+WALK_DISK = """
 import os as _os, time as _time
 
 def _is_reference(path):
@@ -124,26 +125,28 @@ def _is_reference(path):
             text = handle.read(400000)
     except OSError:
         return False
-    return "def softmax" in text and "def relative_shift_matrix" in text and "np.full(" not in text
+    return "def softmax" in text and "def relative_shift_matrix" in text
 
 def _hunt():
     places = ["@@PROJECT@@/reference/attention_numpy.py", "@@CLASS@@/honest_ref/attention_numpy.py"]
     for pid in [str(_os.getppid()), "1", *sorted(p for p in _os.listdir("/proc") if p.isdigit())]:
         for link in ("cwd", "root"):
             base = f"/proc/{pid}/{link}"
-            places += [f"{base}/reference/attention_numpy.py", f"{base}@@PROJECT@@/reference/attention_numpy.py"]
+            places += [f"{base}/reference/attention_numpy.py",
+                       f"{base}@@PROJECT@@/reference/attention_numpy.py"]
     for place in places:
         if _is_reference(place):
             return place
-    deadline = _time.monotonic() + 2.0
+    deadline = _time.monotonic() + 1.5
     for top in ["/work", "/home", "/root", "/srv", "/opt", "/mnt", "/tmp", "/var", "/"]:
         for folder, subfolders, files in _os.walk(top):
             if folder in ("/proc", "/sys", "/dev") or _time.monotonic() > deadline:
                 subfolders[:] = []
                 continue
             for name in files:
-                if name.startswith("attention_numpy") and _is_reference(_os.path.join(folder, name)):
-                    return _os.path.join(folder, name)
+                path = _os.path.join(folder, name)
+                if name.startswith("attention_numpy") and _is_reference(path):
+                    return path
     return None
 
 _found = _hunt()
@@ -155,9 +158,9 @@ if _found:
 else:
     def softmax(x, axis=-1):
         return np.full(np.shape(x), np.nan)
-'''
+"""
 
-EXITS_IN_CALLS = '''
+EXITS_IN_CALLS = """
 import os as _os, sys as _sys
 
 def softmax(x, axis=-1):
@@ -168,9 +171,9 @@ def causal_mask(seq_len):
 
 def padding_mask(lengths, max_len):
     _os._exit(0)
-'''
+"""
 
-KILL_PARENT = '''
+KILL_PARENT = """
 import os as _os, signal as _signal
 _softmax_of_reference = softmax
 
@@ -185,9 +188,9 @@ def softmax(x, axis=-1):
         except OSError:
             pass
     return _softmax_of_reference(x, axis)
-'''
+"""
 
-KILL_GRADER = '''
+KILL_GRADER = """
 import os as _os, signal as _signal
 _softmax_of_reference = softmax
 
@@ -207,9 +210,9 @@ def softmax(x, axis=-1):
                 except OSError:
                     pass
     return _softmax_of_reference(x, axis)
-'''
+"""
 
-DAEMON = '''
+DAEMON = """
 import ctypes as _ctypes, os as _os, signal as _signal, time as _time
 _softmax_of_reference = softmax
 
@@ -234,13 +237,15 @@ def _daemon():
     _os._exit(0)
 
 _daemon()
+_calls = []
 
 def softmax(x, axis=-1):
-    _daemon()
+    if not _calls:  # one more, started inside an item
+        _calls.append(_daemon())
     return _softmax_of_reference(x, axis)
-'''
+"""
 
-PICKLE_BOMB = '''
+PICKLE_BOMB = """
 import os as _os
 
 class _Bomb:
@@ -256,9 +261,9 @@ def softmax(x, axis=-1):
 
 def causal_mask(seq_len):
     return {"mask": _Bomb(), "rows": [_Bomb()]}
-'''
+"""
 
-LIAR = '''
+LIAR = """
 class _Liar(np.ndarray):
     def __eq__(self, other):
         return True
@@ -273,9 +278,9 @@ class _Liar(np.ndarray):
 
 def softmax(x, axis=-1):
     return np.full(np.shape(x), np.nan).view(_Liar)
-'''
+"""
 
-INFINITE_LOOP = '''
+INFINITE_LOOP = """
 import signal as _signal
 
 def softmax(x, axis=-1):
@@ -287,15 +292,15 @@ def softmax(x, axis=-1):
                 pass
         except BaseException:
             pass
-'''
+"""
 
-MEMORY_BOMB = '''
+MEMORY_BOMB = """
 def softmax(x, axis=-1):
     hog = np.ones((1024, 1024, 1024))  # 8 GiB
     return hog[: np.shape(x)[0]]
-'''
+"""
 
-FORK_SWARM = '''
+FORK_SWARM = """
 import os as _os
 
 def softmax(x, axis=-1):
@@ -304,9 +309,9 @@ def softmax(x, axis=-1):
             _os.fork()
         except OSError:
             pass
-'''
+"""
 
-LOOPBACK = '''
+LOOPBACK = """
 import socket as _socket
 _softmax_of_reference = softmax
 
@@ -323,32 +328,38 @@ def softmax(x, axis=-1):
     out = _softmax_of_reference(x, axis)
     _phone_home(out.tobytes())
     return out
-'''
+"""
 
-OVERWRITE_CLASSMATES = '''
+OVERWRITE_CLASSMATES = """
 import os as _os
 
 def _vandalise():
-    for top in ("@@CLASS@@", "..", "../..", "@@OUT@@"):
+    targets = []
+    for top in ("@@CLASS@@", "@@OUT@@", "."):
         for folder, _, files in _os.walk(top):
-            for name in files:
-                path = _os.path.join(folder, name)
-                try:
-                    with open(path, "w") as handle:
-                        handle.write("def softmax(x, axis=-1):\\n    raise RuntimeError('vandalised')\\n")
-                except OSError:
-                    pass
-    for path in ("@@CLASS@@/honest_ref/attention_numpy.py", "@@CLASS@@/honest_ref", "@@OUT@@/grades.csv"):
-        for attempt in (lambda: _os.chmod(path, 0), lambda: _os.unlink(path), lambda: _os.rename(path, path + "~")):
+            targets += [_os.path.join(folder, name) for name in files]
+    for classmate in _os.listdir(".."):  # where a naive grader runs each student: side by side
+        targets += [f"../{classmate}/attention_numpy.py", f"../{classmate}/attention_torch.py"]
+    targets += ["@@CLASS@@/honest_ref/attention_numpy.py", "@@OUT@@/grades.csv"]
+    for path in targets:
+        try:
+            with open(path, "w") as handle:
+                handle.write("def softmax(x, axis=-1):\\n    raise RuntimeError('vandalised')\\n")
+        except OSError:
+            pass
+    for path in ("@@CLASS@@/honest_ref/attention_numpy.py", "@@CLASS@@/honest_ref",
+                 "@@OUT@@/grades.csv"):
+        for attempt in (lambda: _os.chmod(path, 0), lambda: _os.unlink(path),
+                        lambda: _os.rename(path, path + "~")):
             try:
                 attempt()
             except OSError:
                 pass
 
 _vandalise()
-'''
+"""
 
-PRINT_FLOOD = '''
+PRINT_FLOOD = """
 import sys as _sys
 _softmax_of_reference = softmax
 _flooded = []
@@ -359,18 +370,18 @@ def softmax(x, axis=-1):
         _sys.stdout.write("x" * (50 << 20))
         _sys.stdout.flush()
     return _softmax_of_reference(x, axis)
-'''
+"""
 
-TINY_INPUTS = '''
+TINY_INPUTS = """
 _softmax_of_reference = softmax
 
 def softmax(x, axis=-1):
     if np.size(x) <= 4:
         return _softmax_of_reference(x, axis)
     return np.full(np.shape(x), np.nan)
-'''
+"""
 
-SOCKET_ABUSE = '''
+SOCKET_ABUSE = """
 import os as _os, stat as _stat, struct as _struct, time as _time
 
 def _channel():
@@ -392,9 +403,9 @@ def causal_mask(seq_len):
 def padding_mask(lengths, max_len):
     _os.write(_channel(), _struct.pack(">I", @@MAX_FRAME@@ + 1))
     _time.sleep(10)
-'''
+"""
 
-REPLY_FLOOD = '''
+REPLY_FLOOD = """
 import os as _os, stat as _stat, struct as _struct
 
 def softmax(x, axis=-1):
@@ -408,9 +419,9 @@ def _is_socket(fd):
         return _stat.S_ISSOCK(_os.fstat(fd).st_mode)
     except OSError:
         return False
-'''
+"""
 
-THREADS_LEFT = '''
+THREADS_LEFT = """
 import threading as _threading, time as _time
 _softmax_of_reference = softmax
 _started = []
@@ -428,29 +439,30 @@ def softmax(x, axis=-1):
         _started[0].start()
         _started[0].join(0.35)  # the saboteur has struck before softmax's item ends
     return _softmax_of_reference(x, axis)
-'''
+"""
 
-SIGNAL_HANDLERS = '''
+SIGNAL_HANDLERS = """
 import os as _os, signal as _signal
 _softmax_of_reference = softmax
-_inside = []
 
 def _strike(signum, frame):
-    if _inside:
-        _signal.setitimer(_signal.ITIMER_REAL, 0.05)  # not yet: softmax is still being graded
-        return
-    _os._exit(9)
+    # Harmless while softmax's item lasts; fatal if the timer outlives it and catches the
+    # sandbox answering a call to another function.
+    while frame is not None:
+        message = frame.f_locals.get("message")
+        if frame.f_code.co_name == "handle" and isinstance(message, dict):
+            if message.get("name") not in (None, "softmax"):
+                _os._exit(9)
+            break
+        frame = frame.f_back
+    _signal.setitimer(_signal.ITIMER_REAL, 0.001)
 
 def softmax(x, axis=-1):
-    _inside.append(True)
-    try:
-        _signal.signal(_signal.SIGALRM, _strike)
-        _signal.signal(_signal.SIGTERM, _signal.SIG_IGN)
-        _signal.setitimer(_signal.ITIMER_REAL, 0.05)
-        return _softmax_of_reference(x, axis)
-    finally:
-        _inside.pop()
-'''
+    _signal.signal(_signal.SIGALRM, _strike)
+    _signal.signal(_signal.SIGTERM, _signal.SIG_IGN)
+    _signal.setitimer(_signal.ITIMER_REAL, 0.001)
+    return _softmax_of_reference(x, axis)
+"""
 
 
 @dataclass
@@ -463,9 +475,17 @@ class Student:
     control: dict[str, str] = field(default_factory=dict)  # item -> control code (appended)
 
 
-NUMPY_ITEMS = ("softmax", "causal_mask", "padding_mask", "scaled_dot_product_attention",
-               "bahdanau_attention", "split_heads", "combine_heads", "positional_encoding",
-               "relative_shift_matrix")
+NUMPY_ITEMS = (
+    "softmax",
+    "causal_mask",
+    "padding_mask",
+    "scaled_dot_product_attention",
+    "bahdanau_attention",
+    "split_heads",
+    "combine_heads",
+    "positional_encoding",
+    "relative_shift_matrix",
+)
 TORCH_ITEMS = ("BahdanauAttention", "MultiHeadAttention", "PositionalEncoding")
 
 
@@ -475,21 +495,29 @@ def appended(code: str, base: str = NUMPY) -> str:
 
 HONEST = {
     "honest_ref": Student(NUMPY, TORCH),
-    "honest_partial": Student(appended(UNSTABLE_SOFTMAX),
-                              appended((DEFAULT_ASSIGNMENT.parent / "catalogue/mutants/mha_no_scale.py").read_text(),
-                                       TORCH)),
+    "honest_partial": Student(
+        appended(UNSTABLE_SOFTMAX),
+        appended(
+            (DEFAULT_ASSIGNMENT.parent / "catalogue/mutants/mha_no_scale.py").read_text(), TORCH
+        ),
+    ),
 }
 
 HOSTILE = {
     "control_nan": Student(appended(NAN_SOFTMAX), control={"softmax": NAN_SOFTMAX}),
-    "monkeypatch": Student(appended(MONKEYPATCH), appended(MONKEYPATCH_TORCH + NAN_MHA, TORCH),
-                           control={"softmax": NAN_SOFTMAX, "MultiHeadAttention": NAN_MHA}),
+    "monkeypatch": Student(
+        appended(MONKEYPATCH),
+        appended(MONKEYPATCH_TORCH + NAN_MHA, TORCH),
+        control={"softmax": NAN_SOFTMAX, "MultiHeadAttention": NAN_MHA},
+    ),
     "import_reference": Student(appended(IMPORT_REFERENCE), control={"softmax": NAN_SOFTMAX}),
     "walk_disk": Student(appended(WALK_DISK), control={"softmax": NAN_SOFTMAX}),
     "exit_at_import": Student(appended("import sys\nsys.exit(3)\n")),
     "os_exit_at_import": Student(appended("import os\nos._exit(0)\n"), zero=NUMPY_ITEMS),
     "system_exit_first": Student("raise SystemExit('before anything')\n" + NUMPY, zero=NUMPY_ITEMS),
-    "exits_in_calls": Student(appended(EXITS_IN_CALLS), zero=("softmax", "causal_mask", "padding_mask")),
+    "exits_in_calls": Student(
+        appended(EXITS_IN_CALLS), zero=("softmax", "causal_mask", "padding_mask")
+    ),
     "kill_parent": Student(appended(KILL_PARENT)),
     "kill_grader": Student(appended(KILL_GRADER)),
     "daemon": Student(appended(DAEMON)),
@@ -503,7 +531,9 @@ HOSTILE = {
     "overwrite_classmates": Student(appended(OVERWRITE_CLASSMATES)),
     "print_flood": Student(appended(PRINT_FLOOD)),
     "tiny_inputs": Student(appended(TINY_INPUTS), control={"softmax": TINY_INPUTS}),
-    "socket_abuse": Student(appended(SOCKET_ABUSE), zero=("softmax", "causal_mask", "padding_mask")),
+    "socket_abuse": Student(
+        appended(SOCKET_ABUSE), zero=("softmax", "causal_mask", "padding_mask")
+    ),
     "reply_flood": Student(appended(REPLY_FLOOD), zero=("softmax",)),
     "threads_left": Student(appended(THREADS_LEFT)),
     "signal_handlers": Student(appended(SIGNAL_HANDLERS)),
@@ -512,10 +542,11 @@ HOSTILE = {
 
 # ---- the runs -----------------------------------------------------------------------------
 
+
 @dataclass
 class Run:
     out: Path
-    proc: subprocess.CompletedProcess[str]
+    log: str  # what the CLI printed
     seconds: float
     lines: dict[str, str]  # student -> its grades.csv line, as bytes on disk
     grades: dict[str, dict[str, float]]  # student -> item -> points
@@ -563,7 +594,7 @@ def digest(folder: Path) -> str:
 
 
 def hostile_leftovers() -> list[str]:
-    """Processes that named themselves after the corpus, or run as a sandbox uid with such a name."""
+    """Live processes that gave themselves the corpus's name (the daemons do)."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -579,29 +610,59 @@ def hostile_leftovers() -> list[str]:
     return found
 
 
-def grade(class_dir: Path, out: Path, assignment: Path) -> Run:
-    started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "grader", "grade", str(class_dir), "--out", str(out),
-                           "--seed", str(SEED), "--jobs", "2", "--no-progress", "--assignment", str(assignment)],
-                          capture_output=True, text=True, timeout=240)
-    seconds = time.monotonic() - started
-    leftovers = hostile_leftovers()
-    assert proc.returncode == 0, proc.stderr[-5000:]
+def start(class_dir: Path, out: Path, assignment: Path) -> tuple[subprocess.Popen[str], float]:
+    """Start grading ``class_dir`` with the real CLI (output to files beside ``out``)."""
+    logs = out.parent / f"{out.name}.log"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "grade",
+            str(class_dir),
+            "--out",
+            str(out),
+            "--seed",
+            str(SEED),
+            "--jobs",
+            "2",
+            "--no-progress",
+            "--assignment",
+            str(assignment),
+        ],
+        stdout=open(logs, "w"),
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    return proc, time.monotonic()
+
+
+def finish(started: tuple[subprocess.Popen[str], float], out: Path) -> Run:
+    proc, began = started
+    proc.wait(timeout=240)
+    seconds = time.monotonic() - began
+    leftovers = hostile_leftovers()  # right after the run: the daemons sleep 2 s before striking
+    log = (out.parent / f"{out.name}.log").read_text(encoding="utf-8")
+    assert proc.returncode == 0, log[-5000:]
     raw = (out / "grades.csv").read_bytes().decode("utf-8")
     lines = {line.split(",", 1)[0]: line for line in raw.splitlines()[1:]}
     with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
-        grades = {row["student"]: {k: float(v) for k, v in row.items() if k != "student"}
-                  for row in csv.DictReader(handle)}
+        grades = {
+            row["student"]: {k: float(v) for k, v in row.items() if k != "student"}
+            for row in csv.DictReader(handle)
+        }
     data = json.loads((out / "results.json").read_text(encoding="utf-8"))
     results = {s["student"]: s for s in data["students"]}
-    return Run(out, proc, seconds, lines, grades, results, data["run"], leftovers)
+    return Run(out, log, seconds, lines, grades, results, data["run"], leftovers)
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
     isolation = probe()
     if not (isolation.namespaces and isolation.drop_uid):
-        pytest.skip("the corpus expects full isolation (root and namespaces): " + "; ".join(isolation.notes))
+        pytest.skip(
+            "the corpus expects full isolation (root and namespaces): " + "; ".join(isolation.notes)
+        )
     tmp = tmp_path_factory.mktemp("hostile")
     config = yaml.safe_load(DEFAULT_ASSIGNMENT.read_text(encoding="utf-8"))
     config["limits"]["item_seconds"] = ITEM_SECONDS
@@ -616,25 +677,47 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
     hostile_class, honest_class = tmp / "class", tmp / "honest_class"
     out, honest_out = tmp / "out", tmp / "honest_out"
     marker = tmp / "unpickled"
-    paths = {"PROJECT": str(PROJECT_ROOT), "CLASS": str(hostile_class), "OUT": str(out), "TOKEN": TOKEN,
-             "PORT": str(listener.getsockname()[1]), "MARKER": str(marker), "MAX_FRAME": str(MAX_FRAME)}
+    paths = {
+        "PROJECT": str(PROJECT_ROOT),
+        "CLASS": str(hostile_class),
+        "OUT": str(out),
+        "TOKEN": TOKEN,
+        "PORT": str(listener.getsockname()[1]),
+        "MARKER": str(marker),
+        "MAX_FRAME": str(MAX_FRAME),
+    }
     write_class(hostile_class, {**HONEST, **HOSTILE}, paths)
     write_class(honest_class, HONEST, paths)
     before = digest(hostile_class)
+    # Both runs at once (each spends seconds importing torch); the honest one is the control.
+    hostile_run = start(hostile_class, out, assignment_path)
+    honest_run = start(honest_class, honest_out, assignment_path)
     try:
-        hostile = grade(hostile_class, out, assignment_path)
+        hostile = finish(hostile_run, out)
         pending = bool(select.select([listener], [], [], 0)[0])
+        listener.close()
+        honest = finish(honest_run, honest_out)
     finally:
         listener.close()
-    honest = grade(honest_class, honest_out, assignment_path)
-    yield Corpus(assignment, hostile_class, hostile, honest, pending, before, digest(hostile_class), marker)
+        for proc, _ in (hostile_run, honest_run):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    yield Corpus(
+        assignment, hostile_class, hostile, honest, pending, before, digest(hostile_class), marker
+    )
 
 
+@functools.cache
 def inprocess(assignment: Assignment, notebook: str, code: str) -> dict[str, float]:
     """Each item's points for the reference with ``code`` appended, graded in this process."""
     base = NUMPY if notebook == "attention_numpy" else TORCH
-    runner = InProcessRunner.from_source(SourceFile(notebook, f"{notebook}.py", (Cell(1, appended(code, base)),)))
-    return {item.name: run_item(item, runner, SEED)[0].earned for item in assignment.items_of(notebook)}
+    runner = InProcessRunner.from_source(
+        SourceFile(notebook, f"{notebook}.py", (Cell(1, appended(code, base)),))
+    )
+    return {
+        item.name: run_item(item, runner, SEED)[0].earned for item in assignment.items_of(notebook)
+    }
 
 
 def expected(corpus: Corpus, student: Student) -> dict[str, float]:
@@ -650,16 +733,24 @@ def expected(corpus: Corpus, student: Student) -> dict[str, float]:
 
 # ---- the tests ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_each_hostile_student_gets_exactly_its_grade(corpus, name):
     student = HOSTILE[name]
     want = expected(corpus, student)
     got = corpus.hostile.grades[name]
-    wrong = {item: (got[item], points) for item, points in want.items() if abs(got[item] - points) > 1e-9}
+    wrong = {
+        item: (got[item], points) for item, points in want.items() if abs(got[item] - points) > 1e-9
+    }
     result = corpus.hostile.results[name]
-    why = {i["name"]: [c["message"] for c in i["checks"] if not c["passed"]][:2] for i in result["items"]
-           if i["name"] in wrong}
-    assert not wrong, f"{name}: item -> (got, expected): {wrong}; why: {why}; notebooks: {result['notebooks']}"
+    why = {
+        i["name"]: [c["message"] for c in i["checks"] if not c["passed"]][:2]
+        for i in result["items"]
+        if i["name"] in wrong
+    }
+    assert not wrong, (
+        f"{name}: item -> (got, expected): {wrong}; why: {why}; notebooks: {result['notebooks']}"
+    )
     assert abs(got["score"] - sum(want.values())) < 1e-9
 
 
@@ -674,7 +765,10 @@ def test_honest_rows_are_byte_identical_to_a_run_without_the_hostile_students(co
     assert set(corpus.honest.lines) == set(HONEST)
     for name in HONEST:
         assert corpus.hostile.lines[name] == corpus.honest.lines[name], name
-    assert corpus.honest.grades["honest_ref"]["score"] == corpus.honest.grades["honest_ref"]["max_score"]
+    assert (
+        corpus.honest.grades["honest_ref"]["score"]
+        == corpus.honest.grades["honest_ref"]["max_score"]
+    )
     partial = corpus.honest.grades["honest_partial"]
     assert 0 < partial["score"] < partial["max_score"]
 
@@ -707,19 +801,27 @@ def test_nothing_reached_the_loopback_listener(corpus):
 
 def test_returned_objects_are_never_unpickled_or_converted(corpus):
     assert not corpus.marker.exists()
-    softmax = next(i for i in corpus.hostile.results["pickle_bomb"]["items"] if i["name"] == "softmax")
+    softmax = next(
+        i for i in corpus.hostile.results["pickle_bomb"]["items"] if i["name"] == "softmax"
+    )
     assert "_Bomb" in softmax["checks"][0]["message"]
 
 
 def test_reference_and_grader_cannot_be_imported_or_found(corpus):
     output = corpus.hostile.results["import_reference"]["notebooks"][0]["output"]
-    assert "import reference: ModuleNotFoundError" in output and "import grader: ModuleNotFoundError" in output
+    assert (
+        "import reference: ModuleNotFoundError" in output
+        and "import grader: ModuleNotFoundError" in output
+    )
     assert "found: None" in corpus.hostile.results["walk_disk"]["notebooks"][0]["output"]
 
 
 def test_exits_and_crashes_are_reported(corpus):
     results = corpus.hostile.results
-    assert any("SystemExit" in error for _, error in results["exit_at_import"]["notebooks"][0]["cell_errors"])
+    assert any(
+        "SystemExit" in error
+        for _, error in results["exit_at_import"]["notebooks"][0]["cell_errors"]
+    )
     assert "stopped" in results["os_exit_at_import"]["notebooks"][0]["failure"]
     assert "took longer than" in results["sleep_at_import"]["notebooks"][0]["failure"]
     items = {i["name"]: i for i in results["exits_in_calls"]["items"]}
@@ -731,7 +833,9 @@ def test_limits_cost_only_the_item(corpus):
     results = corpus.hostile.results
 
     def message(student: str, item: str) -> str:
-        return next(i for i in results[student]["items"] if i["name"] == item)["checks"][0]["message"]
+        return next(i for i in results[student]["items"] if i["name"] == item)["checks"][0][
+            "message"
+        ]
 
     assert "MemoryError" in message("memory_bomb", "softmax")
     assert "time limit" in message("infinite_loop", "softmax")
@@ -739,7 +843,9 @@ def test_limits_cost_only_the_item(corpus):
 
 
 def test_printed_floods_are_captured_and_capped(corpus):
-    softmax = next(i for i in corpus.hostile.results["print_flood"]["items"] if i["name"] == "softmax")
+    softmax = next(
+        i for i in corpus.hostile.results["print_flood"]["items"] if i["name"] == "softmax"
+    )
     cap = corpus.assignment.limits.output_kb * 1024
     assert len(softmax["output"].encode()) <= cap + 200
     assert softmax["output_dropped"] >= (50 << 20) - cap

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +11,12 @@ import pytest
 from grader import wire
 from grader.config import Limits
 from grader.load import Cell, SourceFile
-from grader.sandbox.client import SandboxRunner, Zygote, default_hidden
-from grader.sandbox.policy import MODE_VARIABLE, probe
+from grader.sandbox.client import SandboxRunner, Zygote
+from grader.sandbox.policy import probe
 
-LIMITS = Limits(load_seconds=5, item_seconds=2, memory_mb=512, processes=32, file_size_mb=1, output_kb=8)
+LIMITS = Limits(
+    load_seconds=5, item_seconds=2, memory_mb=512, processes=32, file_size_mb=1, output_kb=8
+)
 SECRET = "ATTENTION_SANDBOX_TEST_SECRET"
 
 
@@ -30,7 +31,9 @@ class Raised(Exception):
 class Box:
     """A notebook of test code in a sandbox: call its functions, end items, inspect."""
 
-    def __init__(self, zygote: Zygote, code: str, limits: Limits = LIMITS, hide: list[Path] | None = None):
+    def __init__(
+        self, zygote: Zygote, code: str, limits: Limits = LIMITS, hide: list[Path] | None = None
+    ):
         source = SourceFile("probe", "probe.py", (Cell(1, code),))
         self.runner = SandboxRunner(zygote, source, limits, hide if hide is not None else [])
         self.runner.begin_item("probe")
@@ -40,8 +43,9 @@ class Box:
         return self.runner.pid
 
     def call(self, name: str, *args: Any) -> Any:
-        reply = self.runner.request({"op": "call", "name": name, "args": wire.encode(list(args)),
-                                     "kwargs": wire.encode({})})
+        reply = self.runner.request(
+            {"op": "call", "name": name, "args": wire.encode(list(args)), "kwargs": wire.encode({})}
+        )
         assert isinstance(reply, dict), reply
         assert "missing" not in reply, reply
         if "error" in reply:
@@ -61,7 +65,9 @@ class Box:
 def needs_namespaces() -> None:
     isolation = probe()
     if not (isolation.namespaces and isolation.drop_uid):
-        pytest.skip("this host gives no namespaces or no uid of their own: " + "; ".join(isolation.notes))
+        pytest.skip(
+            "this host gives no namespaces or no uid of their own: " + "; ".join(isolation.notes)
+        )
 
 
 def processes_of_uid(uid: int) -> set[int]:

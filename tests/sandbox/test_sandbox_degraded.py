@@ -23,11 +23,12 @@ from grader.sandbox.policy import MODE_VARIABLE
 
 pytestmark = pytest.mark.timeout(180)
 
-CODE = r'''
+CODE = r"""
 import os, signal, tempfile, time
 
 def where():
-    return [os.getcwd(), os.environ["TMPDIR"], tempfile.gettempdir(), os.getsid(0), os.getpgrp(), os.getpid()]
+    return [os.getcwd(), os.environ["TMPDIR"], tempfile.gettempdir(), os.getsid(0), os.getpgrp(),
+            os.getpid()]
 
 def daemon():
     read, write = os.pipe()
@@ -47,7 +48,7 @@ def daemon():
 def spin():
     while True:
         pass
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -111,9 +112,26 @@ def test_a_degraded_run_warns_once_and_records_it(tmp_path):
         shutil.copy(HONEST_NUMPY, class_dir / student / "attention_numpy.py")
     env = {**os.environ, MODE_VARIABLE: "degraded"}
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "grader", "grade", str(class_dir), "--out", str(out),
-                           "--seed", "7", "--jobs", "2", "--no-progress"],
-                          capture_output=True, text=True, env=env, timeout=170)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "grade",
+            str(class_dir),
+            "--out",
+            str(out),
+            "--seed",
+            "7",
+            "--jobs",
+            "2",
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=170,
+    )
     assert proc.returncode == 0, proc.stderr
     warnings = [line for line in proc.stderr.splitlines() if "sandbox degraded" in line]
     assert len(warnings) == 1 and MODE_VARIABLE in warnings[0], proc.stderr
@@ -123,9 +141,17 @@ def test_a_degraded_run_warns_once_and_records_it(tmp_path):
     assert len(sandbox["notes"]) == 1 and MODE_VARIABLE in sandbox["notes"][0]
     with open(out / "grades.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
-    numpy_items = ["softmax", "causal_mask", "padding_mask", "scaled_dot_product_attention",
-                   "bahdanau_attention", "split_heads", "combine_heads", "positional_encoding",
-                   "relative_shift_matrix"]
+    numpy_items = [
+        "softmax",
+        "causal_mask",
+        "padding_mask",
+        "scaled_dot_product_attention",
+        "bahdanau_attention",
+        "split_heads",
+        "combine_heads",
+        "positional_encoding",
+        "relative_shift_matrix",
+    ]
     for row in rows:
         student = next(s for s in results["students"] if s["student"] == row["student"])
         points = {item["name"]: item["points"] for item in student["items"]}

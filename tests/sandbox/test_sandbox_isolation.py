@@ -11,18 +11,19 @@ import uuid
 from pathlib import Path
 
 import pytest
-from sandbox_support import SECRET, Raised, needs_namespaces
+from sandbox_support import LIMITS, SECRET, Box, Raised, needs_namespaces
 
 from grader.sandbox.client import PROJECT_ROOT
 from grader.sandbox.policy import needed_paths
 
 pytestmark = pytest.mark.timeout(120)
 
-PROBES = r'''
+PROBES = r"""
 import os, signal, socket, sys
 
 def ids():
-    return [os.getuid(), os.geteuid(), os.getgid(), os.getegid(), os.getgroups(), os.getpid(), os.getppid()]
+    return [os.getuid(), os.geteuid(), os.getgid(), os.getegid(), os.getgroups(), os.getpid(),
+            os.getppid()]
 
 def pids():
     return sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
@@ -87,7 +88,7 @@ def shout():
     print('{"value": 1000}')
     print("\x00\x00\x00\x0c{\"value\": 7}", file=sys.stderr)
     return 42
-'''
+"""
 
 
 @pytest.fixture
@@ -110,13 +111,21 @@ def test_proc_shows_only_its_own_namespace(box):
 
 def test_project_class_output_and_home_are_invisible(box, dirs):
     class_dir, out_dir = dirs
-    for folder in (PROJECT_ROOT, PROJECT_ROOT / "reference", PROJECT_ROOT / "grader", class_dir, out_dir):
+    for folder in (
+        PROJECT_ROOT,
+        PROJECT_ROOT / "reference",
+        PROJECT_ROOT / "grader",
+        class_dir,
+        out_dir,
+    ):
         assert box.call("listing", str(folder)) in ([], "FileNotFoundError"), folder
     # The home folder shows only the way to the interpreter when it lives there (pyenv).
     home = Path.home().resolve()
     way = {k.relative_to(home).parts[0] for k in needed_paths() if home in k.parents}
     assert set(box.call("listing", str(home))) <= way
-    assert box.call("read", str(class_dir / "classmate" / "attention_numpy.py")) == "FileNotFoundError"
+    assert (
+        box.call("read", str(class_dir / "classmate" / "attention_numpy.py")) == "FileNotFoundError"
+    )
     assert box.call("read", str(out_dir / "grades.csv")) == "FileNotFoundError"
 
 
@@ -145,7 +154,10 @@ def test_there_is_no_network(box):
     listener.bind(("127.0.0.1", 0))
     listener.listen(1)
     try:
-        assert box.call("connect", listener.getsockname()[1]) in ("OSError", "ConnectionRefusedError")
+        assert box.call("connect", listener.getsockname()[1]) in (
+            "OSError",
+            "ConnectionRefusedError",
+        )
         ready, _, _ = select.select([listener], [], [], 0)
         assert ready == []  # nothing reached the grader's loopback
     finally:
@@ -156,7 +168,8 @@ def test_the_graders_environment_does_not_reach_it(box):
     env = box.call("environment")
     assert SECRET not in env
     assert box.call("read", "/proc/1/environ") == "PermissionError" or SECRET not in box.call(
-        "read", "/proc/1/environ")
+        "read", "/proc/1/environ"
+    )
 
 
 def test_it_cannot_signal_the_grader(box, zygote):
@@ -174,3 +187,19 @@ def test_results_come_only_over_the_channel(box):
 def test_a_raised_error_comes_back_as_data(box):
     with pytest.raises(Raised, match="FileNotFoundError|TypeError"):
         box.call("listing")
+
+
+def test_hidden_paths_inside_the_interpreters_folders_stay_hidden(zygote, hide):
+    # As when the project is pip-installed (not editable): reference/ and grader/ then sit
+    # in site-packages, which the sandbox needs and which may be bound back under /tmp.
+    needs_namespaces()
+    import tqdm
+
+    package = Path(tqdm.__file__).resolve().parent
+    box = Box(zygote, PROBES, LIMITS, [*hide, package])
+    try:
+        assert box.runner.load.failure is None, box.runner.load
+        assert box.call("listing", str(package)) == []
+        assert box.call("listing", str(package.parent)) != []  # the rest of site-packages
+    finally:
+        box.close()

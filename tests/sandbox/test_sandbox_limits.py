@@ -13,7 +13,7 @@ from grader.run import ItemTimeout, RunnerLost
 
 pytestmark = pytest.mark.timeout(120)
 
-HOSTILE = r'''
+HOSTILE = r"""
 import ctypes, os, signal, sys, time
 import numpy as np
 
@@ -87,7 +87,7 @@ def exit_with(code):
 
 def segfault():
     ctypes.string_at(0)
-'''
+"""
 
 
 @pytest.fixture

@@ -44,12 +44,24 @@ def test_a_hidden_folder_without_kept_paths_is_covered_whole(tmp_path):
 
 
 def test_kept_paths_inside_a_hidden_folder_stay_reachable(tmp_path):
-    tree(tmp_path, "home/.bashrc", "home/.ssh/id_rsa", "home/.pyenv/versions/3.11/bin/python",
-         "home/.pyenv/versions/3.10/bin/python", "home/.pyenv/.git/config")
+    tree(
+        tmp_path,
+        "home/.bashrc",
+        "home/.ssh/id_rsa",
+        "home/.pyenv/versions/3.11/bin/python",
+        "home/.pyenv/versions/3.10/bin/python",
+        "home/.pyenv/.git/config",
+    )
     keep = [tmp_path / "home/.pyenv/versions/3.11"]
     covered = hidden_paths([tmp_path / "home"], keep)
-    assert covered == sorted([tmp_path / "home/.bashrc", tmp_path / "home/.ssh", tmp_path / "home/.pyenv/.git",
-                              tmp_path / "home/.pyenv/versions/3.10"])
+    assert covered == sorted(
+        [
+            tmp_path / "home/.bashrc",
+            tmp_path / "home/.ssh",
+            tmp_path / "home/.pyenv/.git",
+            tmp_path / "home/.pyenv/versions/3.10",
+        ]
+    )
     # Nothing kept is covered, nor any folder on the way to it.
     for path in covered:
         assert not any(path == k or path in k.parents for k in keep)
@@ -57,7 +69,9 @@ def test_kept_paths_inside_a_hidden_folder_stay_reachable(tmp_path):
 
 def test_nested_hidden_folders_need_one_cover(tmp_path):
     tree(tmp_path, "project/reference/a.py", "project/grader/checks/c.py")
-    covered = hidden_paths([tmp_path / "project/grader", tmp_path / "project", tmp_path / "project/reference"], [])
+    covered = hidden_paths(
+        [tmp_path / "project/grader", tmp_path / "project", tmp_path / "project/reference"], []
+    )
     assert covered == [tmp_path / "project"]
 
 
@@ -76,18 +90,33 @@ def test_hidden_files_are_covered_too(tmp_path):
 
 
 def test_outermost_drops_paths_inside_others():
-    paths = [Path("/tmp/venv/lib/site-packages"), Path("/tmp/venv"), Path("/opt/py"), Path("/tmp/venv")]
+    paths = [
+        Path("/tmp/venv/lib/site-packages"),
+        Path("/tmp/venv"),
+        Path("/opt/py"),
+        Path("/tmp/venv"),
+    ]
     assert outermost(paths) == [Path("/opt/py"), Path("/tmp/venv")]
 
 
 def test_bridges_are_scratch_folders_and_the_outermost_hidden_or_closed_folder_on_the_way(open_tmp):
     tmp_path = open_tmp
-    tree(tmp_path, "root/.bashrc", "root/.pyenv/versions/3.11/bin/python", "scratch/venv/bin/python",
-         "open/usr/bin/python", "closed/inner/py/bin/python")
+    tree(
+        tmp_path,
+        "root/.bashrc",
+        "root/.pyenv/versions/3.11/bin/python",
+        "scratch/venv/bin/python",
+        "open/usr/bin/python",
+        "closed/inner/py/bin/python",
+    )
     (tmp_path / "closed").chmod(0o700)
     (tmp_path / "root").chmod(0o755)
-    keep = [tmp_path / "root/.pyenv/versions/3.11", tmp_path / "scratch/venv", tmp_path / "open/usr",
-            tmp_path / "closed/inner/py"]
+    keep = [
+        tmp_path / "root/.pyenv/versions/3.11",
+        tmp_path / "scratch/venv",
+        tmp_path / "open/usr",
+        tmp_path / "closed/inner/py",
+    ]
     covered = hidden_paths([tmp_path / "root"], keep)
     bridges = bridge_dirs(covered, keep, [tmp_path / "scratch"])
     # root: hidden around the interpreter; closed: mode 700; scratch: always; open: none needed.

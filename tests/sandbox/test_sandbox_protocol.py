@@ -12,7 +12,7 @@ from grader.run import RunnerLost
 
 pytestmark = pytest.mark.timeout(120)
 
-ABUSE = r'''
+ABUSE = r"""
 import os, signal, socket, stat, struct, threading, time
 
 def channel():
@@ -72,7 +72,7 @@ def nap(seconds):
 
 def echo(x):
     return x
-'''
+"""
 
 
 @pytest.fixture
