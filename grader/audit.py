@@ -35,7 +35,7 @@ from typing import Any, TextIO
 
 from .catalogue import Entry, load_catalogue, reference_source, write_submission
 from .checks import known_checks
-from .config import DEFAULT_ASSIGNMENT, Assignment, load_assignment
+from .config import DEFAULT_ASSIGNMENT, load_assignment
 from .results import ItemResult, SubmissionResult
 
 ALL_ITEMS = "(all)"
@@ -174,9 +174,14 @@ def audit(
         stub_error: str | None = None
         if stubs:
             try:
-                _write_stubs(folder("stubs", "released notebooks"), source_dir or assignment.path.parent, root)
+                released = _release(source_dir or assignment.path.parent, root / "release")
             except (ImportError, RuntimeError, ValueError, OSError) as exc:
                 stub_error = f"could not release the stubs: {type(exc).__name__}: {exc}"
+            else:
+                stubs_folder = folder("stubs", "released notebooks")
+                stubs_folder.mkdir()
+                for path in released:
+                    shutil.copyfile(path, stubs_folder / path.name)
         for entry in entries:
             write_submission(folder(entry.kind, entry.name, entry=entry), assignment, entry)
         for mutant in chosen:
@@ -191,8 +196,6 @@ def audit(
 
     report_cases: list[CaseResult] = []
     auto_results: list[AutoResult] = []
-    if stub_error is not None:
-        report_cases.append(CaseResult("stubs", "released notebooks", ALL_ITEMS, "MISS", (), stub_error))
     for student, case in cases.items():
         result = results.get(student)
         if result is None:
@@ -200,20 +203,20 @@ def audit(
             continue
         if case.kind == "auto":
             assert case.auto is not None
-            auto_results.append(_judge_auto(case.auto, result, assignment))
+            auto_results.append(_judge_auto(case.auto, result))
         else:
-            report_cases.append(_judge(case, result, assignment))
+            report_cases.append(_judge(case, result))
+    if stub_error is not None:  # right after the reference, where the stubs' row would be
+        report_cases.insert(1, CaseResult("stubs", "released notebooks", ALL_ITEMS, "MISS", (), stub_error))
     return AuditReport(seed, time.perf_counter() - started, tuple(report_cases), tuple(auto_results),
                        len(generated), tuple(notes))
 
 
-def _write_stubs(folder: Path, source_dir: Path, tmp: Path) -> None:
+def _release(source_dir: Path, out_dir: Path) -> list[Path]:
+    """The student notebooks, as nbgrader's generate_assignment makes them."""
     from .release import release_assignment
 
-    released = release_assignment(Path(source_dir), tmp / "release")
-    folder.mkdir()
-    for path in released:
-        shutil.copyfile(path, folder / path.name)
+    return release_assignment(Path(source_dir), out_dir)
 
 
 def _progress() -> Callable[[int, int], None]:
@@ -248,7 +251,7 @@ def _lost(result: SubmissionResult, skip: str | None = None) -> list[str]:
     return [f"{item.name}.{name}" for item in result.items if item.name != skip for name in _failed(item)]
 
 
-def _judge(case: _Case, result: SubmissionResult, assignment: Assignment) -> CaseResult:
+def _judge(case: _Case, result: SubmissionResult) -> CaseResult:
     if case.kind == "reference":
         lost = _lost(result)
         if lost:
@@ -297,7 +300,7 @@ def _judge_stubs(case: _Case, result: SubmissionResult) -> CaseResult:
                       f"{result.score:g} / {result.max_score:g}; every check failed on NotImplementedError")
 
 
-def _judge_auto(mutant: AutoMutant, result: SubmissionResult, assignment: Assignment) -> AutoResult:
+def _judge_auto(mutant: AutoMutant, result: SubmissionResult) -> AutoResult:
     lost = [f"{item.name}.{name}" for item in result.items if item.notebook == mutant.notebook
             for name in _failed(item)]
     return AutoResult(mutant, bool(lost), tuple(lost))

@@ -284,3 +284,28 @@ def test_a_weakened_check_set_fails_naming_the_mutant(tmp_path: Path) -> None:
     assert re.search(rf"^mutant +{entry.name} +{entry.item} +MISS .*survived", text, re.MULTILINE), text
     assert "mutation score: 0/1 catalogue mutants caught" in text
     assert f"audit FAILED: 1 miss(es): mutant {entry.name}" in text
+
+
+def test_auto_mutants_and_unreleasable_stubs_in_one_small_run(tmp_path: Path) -> None:
+    """--auto through the grading path (a sample of 4), and stubs that cannot be released: a MISS
+    (a catalogue-less copy of the YAML keeps the run small)."""
+    pytest.importorskip("torch", reason="the reference's torch items need torch to get full marks")
+    from grader.audit import audit
+
+    shutil.copy(DEFAULT_ASSIGNMENT, tmp_path / "assignment.yaml")
+    report = audit(tmp_path / "assignment.yaml", seed=SEED, auto=True, max_auto=4, source_dir=tmp_path)
+    generated = sum(len(auto_mutants(reference_source(nb), nb)) for nb in NOTEBOOKS)
+    assert report.auto_generated == generated and len(report.auto) == 4
+    assert [c.kind for c in report.cases] == ["reference", "stubs"]
+    assert report.cases[0].verdict == "ok"
+    assert report.misses == (report.cases[1],) and "could not release the stubs" in report.cases[1].detail
+    for result in report.auto:  # a killed mutant names the checks, on items of its own notebook
+        assert result.killed == bool(result.checks)
+        assert all(check.split(".")[0] in {i.name for i in load_assignment(DEFAULT_ASSIGNMENT).items
+                                           if i.notebook == result.mutant.notebook} for check in result.checks)
+    out = io.StringIO()
+    print_report(report, out)
+    text = out.getvalue()
+    killed = sum(r.killed for r in report.auto)
+    assert f"automatic mutants: {killed}/4 killed" in text and f"4 graded of {generated} generated" in text
+    assert "audit FAILED: 1 miss(es): stubs released notebooks" in text
