@@ -11,9 +11,10 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -83,15 +84,18 @@ def warm_up(job: Job) -> None:
 
 
 def grade_folder(folder: str, job: Job) -> dict[str, Any]:
-    """Grade one student's folder in this worker; the result as JSON-ready data."""
+    """Grade one student's folder in this worker; the result as JSON-ready data. Its
+    ``seconds`` cover reading the notebooks too: what the student cost this worker."""
     state = _state(job)
     assignment = state.assignment
+    started = time.perf_counter()
     submission = load_submission(Path(folder), assignment.name, assignment.notebooks)
 
     def open_runner(source: Any) -> SandboxRunner:
         return SandboxRunner(state.zygote, source, assignment.limits, state.hide)
 
-    return grade_submission(submission, assignment, job.seed, open_runner).to_json()
+    result = grade_submission(submission, assignment, job.seed, open_runner)
+    return replace(result, seconds=round(time.perf_counter() - started, 4)).to_json()
 
 
 Outcome = tuple[Path, "dict[str, Any] | BaseException"]
@@ -116,23 +120,33 @@ def run_dask(folders: list[Path], job: Job, address: str) -> Iterator[Outcome]:
 
 
 def _window(submit: Any, folders: list[Path], size: int) -> Iterator[Outcome]:
+    """Outcomes in completion order with at most ``size`` futures in flight, so neither the
+    scheduler nor this process ever holds more than a window of the class."""
     pending: dict[Any, Path] = {}
     queue = iter(folders)
-    for folder in queue:
-        pending[submit(folder)] = folder
-        if len(pending) >= size:
-            break
-    while pending:
+    while True:
+        while len(pending) < size:
+            folder = next(queue, None)
+            if folder is None:
+                break
+            try:
+                future = submit(folder)
+            except Exception as exc:  # a broken pool, a lost scheduler: the student still gets a row
+                yield folder, exc
+                continue
+            pending[future] = folder
+        if not pending:
+            return
         done, _ = _wait_any(set(pending))
         for future in done:
             folder = pending.pop(future)
             try:
-                yield folder, future.result()
-            except Exception as exc:  # the grader's own failure: that student gets a row anyway
-                yield folder, exc
-            nxt = next(queue, None)
-            if nxt is not None:
-                pending[submit(nxt)] = nxt
+                result: dict[str, Any] | BaseException = future.result()
+            except (KeyboardInterrupt, SystemExit, GeneratorExit):
+                raise
+            except BaseException as exc:  # the grader's own failure (a cancelled Dask future too)
+                result = exc
+            yield folder, result
 
 
 def _wait_any(pending: set[Any]) -> tuple[set[Any], set[Any]]:

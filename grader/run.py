@@ -95,8 +95,9 @@ def _grade_notebook(
     if source.problem is not None:
         report = NotebookReport(source.notebook, source.path, source.problem, (), "")
         return report, [_zero(item, source.problem) for item in items]
-    runner: Runner | None = open_runner(source)
-    load = runner.load
+    first = open_runner(source)
+    runner: Runner | None = first
+    load = first.load
     report = NotebookReport(source.notebook, source.path, load.failure, load.cell_errors, load.output)
     results = []
     for item in items:

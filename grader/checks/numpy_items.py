@@ -382,7 +382,7 @@ def sdpa_rows_sum(t: Trial) -> None:
              (_qkv(rng, (), 4, 6, 4, 3, scale=1.5), _random_mask(rng, (4, 6))),
              (_qkv(rng, (), 3, 5, 4, 2, scale=1.5), _random_mask(rng, (1, 5)))]
     for (Q, K, V), mask in cases:
-        kwargs = {} if mask is None else {"mask": mask}
+        kwargs: dict[str, Any] = {} if mask is None else {"mask": mask}
         what = f"attention with {_describe(Q, K, V)}" + _mask_text(mask)
         _, w = _attention(t, (Q, K, V), what, **kwargs)
         expect_shape(w, Q.shape[:-1] + (K.shape[-2],), f"the weights of {what}")
@@ -465,7 +465,7 @@ def sdpa_batched(t: Trial) -> None:
              (_qkv(rng, (2, 2), 3, 4, 5, 2), _random_mask(rng, (2, 1, 3, 4)))]
     for (Q, K, V), mask in cases:
         batch, (lq, _), (lk, dv) = Q.shape[:-2], Q.shape[-2:], V.shape[-2:]
-        kwargs = {} if mask is None else {"mask": mask}
+        kwargs: dict[str, Any] = {} if mask is None else {"mask": mask}
         what = f"attention with batched {_describe(Q, K, V)}" + _mask_text(mask)
         out, w = _attention(t, (Q, K, V), what, **kwargs)
         expect_shape(out, batch + (lq, dv), f"the output of {what}")
@@ -473,7 +473,7 @@ def sdpa_batched(t: Trial) -> None:
         full_mask = None if mask is None else np.broadcast_to(mask, batch + (lq, lk))
         for index in np.ndindex(*batch):
             alone = f"attention with Q{fmt_index(index)}, K{fmt_index(index)}, V{fmt_index(index)}"
-            one_kwargs = {} if full_mask is None else {"mask": np.array(full_mask[index])}
+            one_kwargs: dict[str, Any] = {} if full_mask is None else {"mask": np.array(full_mask[index])}
             one_out, one_w = _attention(t, (Q[index], K[index], V[index]), alone, **one_kwargs)
             expect_shape(one_w, (lq, lk), f"the weights of {alone}")
             expect_shape(one_out, (lq, dv), f"the output of {alone}")
@@ -550,8 +550,8 @@ def bahdanau_definition(t: Trial) -> None:
 @check("bahdanau_attention", "weights_sum_to_one")
 def bahdanau_rows_sum(t: Trial) -> None:
     rng = t.rng
-    cases = [(_bahdanau_inputs(rng, 3, 6, 4, 5, 6), None),
-             (_bahdanau_inputs(rng, 4, 5, 3, 2, 4), None)]
+    cases: list[tuple[tuple[np.ndarray, ...], np.ndarray | None]] = [
+        (_bahdanau_inputs(rng, 3, 6, 4, 5, 6), None), (_bahdanau_inputs(rng, 4, 5, 3, 2, 4), None)]
     cases.append((_bahdanau_inputs(rng, 3, 6, 4, 3, 5), _random_mask(rng, (3, 6))))
     for args, mask in cases:
         ctx, w, what = _bahdanau(t, args, mask)
@@ -774,8 +774,8 @@ def shift_blocks(t: Trial) -> None:
         blocks = np.kron(np.eye(d_model // 2, dtype=bool), np.ones((2, 2), dtype=bool))
         off = ~blocks & ~_close(t, M, np.zeros_like(M, dtype=np.float64))
         if off.any():
-            r, c = _first(off)
-            raise CheckFailed(f"{what}[{r}, {c}] is {_num(M[r, c])}, outside the 2x2 blocks on the "
+            row, col = _first(off)
+            raise CheckFailed(f"{what}[{row}, {col}] is {_num(M[row, col])}, outside the 2x2 blocks on the "
                               f"diagonal; every entry there must be 0")
         for i in range(d_model // 2):
             a, b, c, d = (np.float64(v) for v in M[2 * i:2 * i + 2, 2 * i:2 * i + 2].reshape(-1))

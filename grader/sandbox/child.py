@@ -224,7 +224,7 @@ def _serve(sock: socket.socket, kill_all: bool) -> int:
     job = _receive(sock)
     if job is None:
         return 0
-    handlers = {}
+    handlers: dict[int, Any] = {}
     for number in _CATCHABLE:
         try:
             handlers[number] = signal.getsignal(number)

@@ -303,7 +303,7 @@ class SandboxRunner:
             if remaining <= 0:
                 self._lose(f"the time limit of {self.limits.item_seconds:g} s ran out",
                            timeout=True)
-            watched = [self.sock, self.out] if self.out_open else [self.sock]
+            watched: list[Any] = [self.sock, self.out] if self.out_open else [self.sock]
             ready, _, _ = select.select(watched, [], [], remaining)
             if self.out in ready:
                 self._drain()

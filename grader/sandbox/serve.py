@@ -45,8 +45,8 @@ def new_namespace(notebook: str) -> dict[str, Any]:
     module = types.ModuleType(notebook)
     namespace = module.__dict__
     namespace["__name__"] = "__main__"
-    namespace["get_ipython"] = lambda: shell
     shell = _FakeIPython(namespace)
+    namespace["get_ipython"] = lambda: shell
     return namespace
 
 

@@ -49,10 +49,15 @@ def _clone(flags: int) -> int:
 
 def _warm_up() -> None:
     import numpy  # noqa: F401
-    import torch
 
-    torch.set_num_threads(1)
-    torch.set_num_interop_threads(1)
+    try:
+        import torch
+    except ImportError:
+        pass  # a NumPy-only install: the torch notebook's items fail with an ImportError
+    else:
+        torch.set_num_threads(1)
+        torch.set_num_interop_threads(1)
+        import torch.nn.functional  # noqa: F401
     try:
         import matplotlib
 
@@ -60,7 +65,6 @@ def _warm_up() -> None:
         import matplotlib.pyplot  # noqa: F401
     except ImportError:
         pass
-    import torch.nn.functional  # noqa: F401
 
 
 PR_SET_CHILD_SUBREAPER = 36
@@ -268,4 +272,4 @@ def _process_table(pids: list[int] | None = None) -> dict[int, tuple[int, str, i
 
 
 if __name__ == "__main__":
-    sys.exit(main(int(sys.argv[1])))
+    main(int(sys.argv[1]))

@@ -164,6 +164,8 @@ def test_mutant_loses_points_on_its_item_only(graded, name, seed):
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("name", sorted(ALTERNATIVES))
 def test_alternative_keeps_full_marks(graded, name, seed):
+    if "import torch" in ALTERNATIVES[name].code:
+        pytest.importorskip("torch")
     assert summary(graded(ALTERNATIVES[name], seed)) == {}
 
 
