@@ -355,10 +355,19 @@ def _cell_errors(errors: Any) -> tuple[tuple[int, str], ...]:
                                                    and len(pair) == 2) if type(n) is int)
 
 
+# Top-level folders a Python interpreter needs; every other one (/home, /root, /srv, /opt,
+# /mnt, /work, ... where other checkouts of the reference or other classes may live) is
+# hidden, except the way to the interpreter itself.
+SYSTEM_FOLDERS = frozenset({"usr", "lib", "lib32", "lib64", "libx32", "bin", "sbin", "etc", "dev", "proc",
+                            "sys", "tmp", "var", "run"})
+
+
 def default_hidden(class_dir: Path | None, out_dir: Path | None) -> list[Path]:
     """Everything a submission must not see: the project (reference, grader, tests,
-    the source notebooks, git history), the class, the results, and home folders."""
+    the source notebooks, git history), the class, the results, home folders, and every
+    top-level folder that is not part of the system."""
     hide = [PROJECT_ROOT, Path.home(), Path("/root"), Path("/home")]
+    hide += [p for p in Path("/").iterdir() if p.name not in SYSTEM_FOLDERS and p.is_dir() and not p.is_symlink()]
     hide += [p for p in (class_dir, out_dir) if p is not None]
     import reference
 
