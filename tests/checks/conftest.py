@@ -19,9 +19,21 @@ def assignment() -> Assignment:
     return load_assignment(DEFAULT_ASSIGNMENT, known_checks())
 
 
+_GRADED: dict[tuple[str, str, str, int, str | None], dict[str, ItemResult]] = {}
+
+
 def grade_notebook(assignment: Assignment, notebook: str, entry: Entry | None = None, seed: int = 1234,
                    code: str | None = None) -> dict[str, ItemResult]:
-    """Every item of ``notebook`` graded on the reference with ``entry`` (or ``code``) appended."""
+    """Every item of ``notebook`` graded on the reference with ``entry`` (or ``code``) appended;
+    each combination is graded once a session."""
+    key = (str(assignment.path), notebook, entry.name if entry else "<reference>", seed, code)
+    if key not in _GRADED:
+        _GRADED[key] = _grade(assignment, notebook, entry, seed, code)
+    return _GRADED[key]
+
+
+def _grade(assignment: Assignment, notebook: str, entry: Entry | None, seed: int,
+           code: str | None) -> dict[str, ItemResult]:
     source = reference_source(notebook)
     extra = entry.code if entry is not None else code
     if extra:

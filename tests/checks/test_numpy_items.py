@@ -13,7 +13,7 @@ import time
 import numpy as np
 import pytest
 
-from grader.catalogue import Entry, load_catalogue
+from grader.catalogue import load_catalogue
 from grader.checks import CHECKS
 from grader.checks.base import _REFERENCE_CACHE
 from grader.config import DEFAULT_ASSIGNMENT, load_assignment
@@ -80,20 +80,10 @@ COMPARISON_ONLY = ("sdpa_no_scale", "bahdanau_no_tanh", "pe_2i_slip", "rsm_wrong
                    "split_heads_no_transpose", "combine_heads_no_transpose")
 
 _DECIMAL = re.compile(r"-?\d+\.\d+(?:e[+-]?\d+)?|-?\d+e[+-]?\d+")
-_GRADED: dict[tuple[str, int], dict[str, ItemResult]] = {}
-
-
 @pytest.fixture
 def graded(assignment, grade):
-    """``graded(entry_or_None, seed)``: the notebook's results, each computed once a session."""
-
-    def run(entry: Entry | None, seed: int = SEEDS[0]) -> dict[str, ItemResult]:
-        key = (entry.name if entry else "<reference>", seed)
-        if key not in _GRADED:
-            _GRADED[key] = grade(assignment, NOTEBOOK, entry, seed=seed)
-        return _GRADED[key]
-
-    return run
+    """``graded(entry_or_None, seed)``: the notebook's results (each computed once a session)."""
+    return lambda entry, seed=SEEDS[0]: grade(assignment, NOTEBOOK, entry, seed=seed)
 
 
 def failures(result: ItemResult) -> dict[str, str]:

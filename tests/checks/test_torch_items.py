@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("torch", reason="torch is not installed in this environment")
 
-from grader.catalogue import Entry, load_catalogue  # noqa: E402
+from grader.catalogue import load_catalogue  # noqa: E402
 from grader.config import DEFAULT_ASSIGNMENT, load_assignment  # noqa: E402
 from grader.results import ItemResult  # noqa: E402
 
@@ -26,20 +26,10 @@ ENTRIES = [e for e in load_catalogue(load_assignment(DEFAULT_ASSIGNMENT)) if e.n
 MUTANTS = {e.name: e for e in ENTRIES if e.kind == "mutant"}
 ALTERNATIVES = {e.name: e for e in ENTRIES if e.kind == "alternative"}
 
-_GRADED: dict[tuple[str, int], dict[str, ItemResult]] = {}
-
-
 @pytest.fixture
 def graded(assignment, grade):
-    """``graded(entry_or_None, seed)``: the notebook's results, each computed once per session."""
-
-    def run(entry: Entry | None, seed: int = 1234) -> dict[str, ItemResult]:
-        key = (entry.name if entry else "<reference>", seed)
-        if key not in _GRADED:
-            _GRADED[key] = grade(assignment, NOTEBOOK, entry, seed=seed)
-        return _GRADED[key]
-
-    return run
+    """``graded(entry_or_None, seed)``: the notebook's results (each computed once a session)."""
+    return lambda entry, seed=1234: grade(assignment, NOTEBOOK, entry, seed=seed)
 
 
 def failures(result: ItemResult) -> dict[str, str]:
