@@ -20,8 +20,9 @@ Measured, each in its own process, in one run:
   subset of ``--nbgrader-n`` students with the class's mix; per student from nbgrader's
   own log timestamps; the class total scaled to N.
 * **floor**: one warm process runs the same checks on each submission with no isolation
-  (``InProcessRunner.from_source`` + ``grade_submission``). The hanging students are
-  skipped there: without a sandbox nothing could stop them.
+  (``InProcessRunner.from_source`` + ``grade_submission``; pyplot stubbed as in a sandbox),
+  after one untimed warm-up submission. The hanging students are skipped there: without a
+  sandbox nothing could stop them.
 
 Medians are over the students each tool graded; ``ours/floor`` compares the same students.
 """
@@ -32,6 +33,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -175,6 +177,13 @@ class TreeMemory:
 
 # ---- the three measurements ---------------------------------------------------------------
 
+def _cpu() -> float:
+    """CPU seconds (user + system) of every waited-for descendant so far: a run's whole
+    process tree when its processes each wait for their children, as all three here do."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(PYTHON).parent), env.get("PATH", "")])
@@ -182,17 +191,19 @@ def _env() -> dict[str, str]:
     return env
 
 
-def measure_ours(class_dir: Path, out_dir: Path, seed: int, jobs: int | None, scheduler: str | None = None) -> dict[str, Any]:
-    cmd = [PYTHON, "-m", "grader", "grade", str(class_dir), "--out", str(out_dir), "--seed", str(seed), "--no-progress"]
+def measure_ours(class_dir: Path, out_dir: Path, seed: int, jobs: int | None,
+                 scheduler: str | None = None) -> dict[str, Any]:
+    cmd = [PYTHON, "-m", "grader", "grade", str(class_dir), "--out", str(out_dir), "--seed", str(seed),
+           "--no-progress"]
     if jobs:
         cmd += ["--jobs", str(jobs)]
     if scheduler:
         cmd += ["--scheduler", scheduler]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _cpu()
     proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     memory = TreeMemory(proc.pid).start()
     stdout, stderr = proc.communicate()
-    wall = time.perf_counter() - started
+    wall, cpu = time.perf_counter() - started, _cpu() - cpu
     memory.stop()
     if proc.returncode != 0:
         raise RuntimeError(f"grader failed ({proc.returncode}):\n{stdout}\n{stderr}")
@@ -200,7 +211,7 @@ def measure_ours(class_dir: Path, out_dir: Path, seed: int, jobs: int | None, sc
     per = {s["student"]: s["seconds"] for s in results["students"]}
     scores = {s["student"]: s["score"] for s in results["students"]}
     full = {s["student"]: {i["name"] for i in s["items"] if i["earned"] >= i["points"]} for s in results["students"]}
-    return {"wall": wall, "per": per, "scores": scores, "full": full, "memory": memory.summary(),
+    return {"wall": wall, "cpu": cpu, "per": per, "scores": scores, "full": full, "memory": memory.summary(),
             "sandbox": results["run"]["sandbox"], "jobs": results["run"]["jobs"]}
 
 
@@ -209,16 +220,18 @@ def measure_floor(class_dir: Path, students: list[synthetic.Student], seed: int)
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump({"class": str(class_dir), "students": names, "seed": seed}, handle)
     try:
-        started = time.perf_counter()
-        proc = subprocess.run([PYTHON, str(Path(__file__).resolve()), "--_floor", handle.name], env=_env(),
+        started, cpu = time.perf_counter(), _cpu()
+        # The thread settings of a sandbox (the zygote's): one thread for BLAS, OpenMP and torch.
+        env = {**_env(), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+        proc = subprocess.run([PYTHON, str(Path(__file__).resolve()), "--_floor", handle.name], env=env,
                               capture_output=True, text=True)
-        wall = time.perf_counter() - started
+        wall, cpu = time.perf_counter() - started, _cpu() - cpu
     finally:
         os.unlink(handle.name)
     if proc.returncode != 0:
         raise RuntimeError(f"floor failed:\n{proc.stderr[-4000:]}")
     data = json.loads(proc.stdout.strip().splitlines()[-1])
-    return {"wall": wall, **data}
+    return {"wall": wall, "cpu": cpu, **data}
 
 
 def _floor_main(spec_path: str) -> None:
@@ -229,8 +242,16 @@ def _floor_main(spec_path: str) -> None:
     spec = json.loads(Path(spec_path).read_text())
     started = time.perf_counter()
     import matplotlib
+    import torch
 
+    torch.set_num_threads(1)
     matplotlib.use("Agg")
+    try:  # the same cells as in a sandbox: figures are stubbed there, so here too
+        from grader.sandbox import nullplot
+
+        nullplot.install()
+    except ImportError:
+        pass
     from grader.checks import known_checks
     from grader.config import DEFAULT_ASSIGNMENT, load_assignment
     from grader.inprocess import InProcessRunner
@@ -242,14 +263,17 @@ def _floor_main(spec_path: str) -> None:
     per, scores, full = {}, {}, {}
     warm = None
     for name in spec["students"]:
-        sub = load_submission(class_dir / name, assignment.name, assignment.notebooks)
         sink = io.StringIO()
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
             if warm is None:  # the same warm-up a worker gets: imports and first calls untimed
+                sub = load_submission(class_dir / name, assignment.name, assignment.notebooks)
                 grade_submission(sub, assignment, spec["seed"], InProcessRunner.from_source)
                 warm = time.perf_counter() - started
+            # Timed as a worker times a student: reading the notebooks, then the checks.
+            begun = time.perf_counter()
+            sub = load_submission(class_dir / name, assignment.name, assignment.notebooks)
             result = grade_submission(sub, assignment, spec["seed"], InProcessRunner.from_source)
-        per[name] = result.seconds
+        per[name] = round(time.perf_counter() - begun, 4)
         scores[name] = result.score
         full[name] = sorted(i.name for i in result.items if i.earned >= i.points)
     print(json.dumps({"per": per, "scores": scores, "full": full, "warm_up": warm}))
@@ -275,9 +299,9 @@ def measure_nbgrader(class_dir: Path, students: list[synthetic.Student], work: P
            f"--ExecutePreprocessor.timeout={timeout}", f"--Execute.timeout={timeout}",
            "--NbGrader.log_datefmt=%s", "--NbGrader.log_format=@%(asctime)s.%(msecs)03d %(levelname)s %(message)s"]
     started_epoch = time.time()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _cpu()
     proc = subprocess.run(cmd, cwd=course, env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - started
+    wall, cpu = time.perf_counter() - started, _cpu() - cpu
     ended_epoch = time.time()
     log = proc.stdout + proc.stderr
     (work / "nbgrader-autograde.log").write_text(log)
@@ -292,7 +316,7 @@ def measure_nbgrader(class_dir: Path, students: list[synthetic.Student], work: P
         per[name] = end - t
     startup = marks[0][0] - started_epoch if marks else wall
     full, scores = _nbgrader_grades(course, [s.name for s in students])
-    return {"wall": wall, "per": per, "startup": startup, "scores": scores, "full": full,
+    return {"wall": wall, "cpu": cpu, "per": per, "startup": startup, "scores": scores, "full": full,
             "returncode": proc.returncode}
 
 
@@ -383,40 +407,52 @@ def _run(args: argparse.Namespace, work: Path) -> int:
         report["nbgrader"] = nbg
     report["load_average_after"] = os.getloadavg()
 
+    # (label, students graded, wall s, wall s scaled to N, median s per student, CPU s per student)
     rows = []
     ours_med = _median(list(ours["per"].values()))
-    rows.append(("ours (sandboxed, %d workers)" % ours["jobs"], n, ours["wall"], ours["wall"], ours_med))
+    rows.append((f"ours (sandboxed, {ours['jobs']} workers)", n, ours["wall"], ours["wall"], ours_med,
+                 ours["cpu"] / n))
     if nbg is not None:
-        nb_med = _median(list(nbg["per"].values()))
-        rows.append((f"nbgrader autograde (timed on {nbg['k']})", nbg["k"], nbg["wall"], nbg["wall"] * n / nbg["k"], nb_med))
+        rows.append((f"nbgrader autograde (timed on {nbg['k']})", nbg["k"], nbg["wall"], nbg["wall"] * n / nbg["k"],
+                     _median(list(nbg["per"].values())), nbg["cpu"] / nbg["k"]))
     if floor is not None:
-        fl_med = _median(list(floor["per"].values()))
-        rows.append((f"in-process floor ({len(floor['per'])}, hangs skipped)", len(floor["per"]), floor["wall"],
-                     floor["wall"], fl_med))
+        graded = len(floor["per"])
+        rows.append((f"in-process floor ({graded}; hangs skipped)", graded, floor["wall"], floor["wall"],
+                     _median(list(floor["per"].values())), floor["cpu"] / graded))
     print()
     print(f"N = {n} on {report['cores']} cores; load average before {report['load_average_before'][0]:.2f}, "
           f"after {report['load_average_after'][0]:.2f}")
-    print(f"{'':44s} {'graded':>7s} {'wall s':>9s} {'wall s for N':>13s} {'median s/sub':>13s}")
-    for label, graded, wall, wall_n, med in rows:
-        print(f"{label:44s} {graded:7d} {wall:9.1f} {wall_n:13.1f} {med:13.3f}")
+    print(f"{'':40s} {'graded':>6s} {'wall s':>8s} {'wall s, N':>10s} {'median s/sub':>13s} {'CPU s/sub':>10s}")
+    for label, graded, wall, wall_n, med, cpu in rows:
+        print(f"{label:40s} {graded:6d} {wall:8.1f} {wall_n:10.1f} {med:13.3f} {cpu:10.3f}")
+    print("  (median s/sub: each tool's own clock per student. CPU s/sub: CPU time of the tool's whole process")
+    print("   tree over the students it graded, start-up and the hanging students' spinning included.)")
     print()
     ratios = {}
     if nbg is not None:
         same = [ours["per"][s] for s in nbg["per"] if s in ours["per"]]
-        ratios["nbgrader/ours (median per submission, same students)"] = _median(list(nbg["per"].values())) / _median(same)
-        ratios["nbgrader/ours (wall for N)"] = (nbg["wall"] * n / nbg["k"]) / ours["wall"]
+        ratios["nbgrader/ours, median s per submission (same students)"] = (
+            _median(list(nbg["per"].values())) / _median(same))
+        ratios["nbgrader/ours, wall for N"] = (nbg["wall"] * n / nbg["k"]) / ours["wall"]
     if floor is not None:
         same = [ours["per"][s] for s in floor["per"]]
-        ratios["ours/floor (median per submission, same students)"] = _median(same) / _median(list(floor["per"].values()))
+        ratios["ours/floor, median s per submission (same students)"] = (
+            _median(same) / _median(list(floor["per"].values())))
     for label, value in ratios.items():
         print(f"  {label:58s} {value:7.2f}x")
+    hung = [s.name for s in students if s.kind == "hang"]
+    busy = sum(ours["per"].values())
+    rest = sum(v for k, v in ours["per"].items() if k not in hung)
+    print(f"  ours: sum of per-student seconds {busy:.1f} s over {ours['jobs']} workers; without the hanging "
+          f"students {rest:.1f} s, i.e. {rest / max(1, n - len(hung)):.3f} s per student")
+    report["ours_worker_seconds"] = {"all": busy, "without_hangs": rest}
     report["ratios"] = ratios
     mem = ours["memory"]
     print(f"  peak RSS of our run: main + workers + zygotes {mem['peak_rss_mb_main_workers_zygotes']:.0f} MB "
           f"(main {mem['peak_rss_mb_main']:.0f}, largest worker {mem['peak_rss_mb_workers_max']:.0f}, "
-          f"largest zygote {mem['peak_rss_mb_zygote_max']:.0f}); largest sandbox {mem['peak_rss_mb_sandbox_max']:.0f} MB; "
+          f"largest zygote {mem['peak_rss_mb_zygote_max']:.0f}); "
+          f"largest sandbox {mem['peak_rss_mb_sandbox_max']:.0f} MB; "
           f"peak PSS of the whole tree {mem['peak_pss_mb_tree']:.0f} MB")
-    hung = [s.name for s in students if s.kind == "hang"]
     if hung:
         print(f"  hanging students ({', '.join(hung)}): ours " + ", ".join(f"{ours['per'][h]:.1f} s" for h in hung)
               + (", nbgrader " + ", ".join(f"{nbg['per'][h]:.1f} s" for h in hung if h in nbg["per"]) if nbg else ""))

@@ -86,7 +86,8 @@ def insert_after_solution(nb: dict[str, Any], item: str, code: str) -> dict[str,
     nb = copy.deepcopy(nb)
     for index, cell in enumerate(nb["cells"]):
         if _grade_id(cell) == f"{item}_solution":
-            extra = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": []}
+            extra: dict[str, Any] = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                                     "source": []}
             _set_text(extra, code)
             nb["cells"].insert(index + 1, extra)
             return nb
@@ -107,14 +108,14 @@ def plan(n: int, seed: int = 0, buggy: float = 0.25, hang: float = 0.005, broken
 
     n_hang, n_broken = count(hang), count(broken)
     n_buggy = min(count(buggy), n - n_hang - n_broken)
-    kinds = ["hang"] * n_hang + ["broken"] * n_broken + ["buggy"] * n_buggy
+    kinds: list[str] = ["hang"] * n_hang + ["broken"] * n_broken + ["buggy"] * n_buggy
     kinds += ["correct"] * (n - len(kinds))
     rng = random.Random(seed)
     rng.shuffle(kinds)
     # The first students of the shuffled class hold one of each kind, so a prefix (the
     # subset nbgrader is timed on) has the hang and the broken notebook too.
-    for position, kind in enumerate(k for k in ("hang", "broken", "buggy") if k in kinds):
-        swap = kinds.index(kind, position)
+    for position, first in enumerate(k for k in ("hang", "broken", "buggy") if k in kinds):
+        swap = kinds.index(first, position)
         kinds[position], kinds[swap] = kinds[swap], kinds[position]
     students = []
     m = 0

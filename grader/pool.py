@@ -8,6 +8,7 @@ run's memory does not grow with the class.
 
 from __future__ import annotations
 
+import atexit
 import multiprocessing
 import os
 import threading
@@ -44,16 +45,32 @@ class _WorkerState:
 
 
 _local = threading.local()
+_zygotes: set[Zygote] = set()  # every live zygote of this process, whichever thread owns it
+
+
+@atexit.register
+def _close_zygotes() -> None:
+    """A worker that exits ends its zygotes and waits for them: nothing is left behind, and
+    their CPU time (their sandboxes' included) is accounted to the worker."""
+    for zygote in list(_zygotes):
+        _zygotes.discard(zygote)
+        try:
+            zygote.close()
+        except Exception:
+            pass
 
 
 def _state(job: Job) -> _WorkerState:
     state: _WorkerState | None = getattr(_local, "state", None)
     if state is None or state.job != job or state.zygote.process.poll() is not None:
         if state is not None:
+            _zygotes.discard(state.zygote)
             state.zygote.close()
         assignment = load_assignment(job.assignment_path, known_checks())
         hide = default_hidden(Path(job.class_dir), Path(job.out_dir))
-        state = _WorkerState(job, assignment, Zygote(), hide)
+        zygote = Zygote()
+        _zygotes.add(zygote)
+        state = _WorkerState(job, assignment, zygote, hide)
         _local.state = state
         _prime(assignment, job.seed)
     return state
