@@ -478,18 +478,9 @@ class Student:
     control: dict[str, str] = field(default_factory=dict)  # item -> control code (appended)
 
 
-NUMPY_ITEMS = (
-    "softmax",
-    "causal_mask",
-    "padding_mask",
-    "scaled_dot_product_attention",
-    "bahdanau_attention",
-    "split_heads",
-    "combine_heads",
-    "positional_encoding",
-    "relative_shift_matrix",
-)
-TORCH_ITEMS = ("BahdanauAttention", "MultiHeadAttention", "PositionalEncoding")
+_ITEMS = load_assignment(DEFAULT_ASSIGNMENT)
+NUMPY_ITEMS = tuple(item.name for item in _ITEMS.items_of("attention_numpy"))
+TORCH_ITEMS = tuple(item.name for item in _ITEMS.items_of("attention_torch"))
 
 
 def appended(code: str, base: str = NUMPY) -> str:
