@@ -29,6 +29,7 @@ class Tolerance:
 @dataclass(frozen=True)
 class Limits:
     load_seconds: float
+    cell_seconds: float
     item_seconds: float
     memory_mb: int
     processes: int
@@ -77,7 +78,7 @@ class Assignment:
 
 _TOP_KEYS = {"assignment", "notebooks", "limits", "tolerances", "items"}
 _LIMIT_TYPES: dict[str, type] = {
-    "load_seconds": float, "item_seconds": float, "memory_mb": int,
+    "load_seconds": float, "cell_seconds": float, "item_seconds": float, "memory_mb": int,
     "processes": int, "file_size_mb": int, "output_kb": int,
 }
 

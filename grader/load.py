@@ -4,10 +4,15 @@ Reading happens in the trusted process and yields plain text: the cells, with IP
 syntax (magics, ``!`` shell escapes) already rewritten by IPython's own transformer so a
 sandboxed child can run them with plain ``exec``. Anything unreadable becomes a
 problem recorded for that student, never an exception for the run.
+
+nbgrader's autograder-test cells are left out, as nbgrader itself replaces them with the
+instructor's version: the grader's checks stand in for them, and a function that hangs
+then costs only its own item, not the loading of the whole notebook.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import unicodedata
 from dataclasses import dataclass
@@ -104,7 +109,7 @@ def _notebook_cells(text: str) -> tuple[Cell, ...]:
         raise ValueError("not a valid notebook (no list of cells)")
     cells = []
     for number, cell in enumerate(doc["cells"], start=1):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code" or is_test_cell(cell):
             continue
         source = cell.get("source", "")
         if isinstance(source, list) and all(isinstance(line, str) for line in source):
@@ -115,6 +120,15 @@ def _notebook_cells(text: str) -> tuple[Cell, ...]:
     return tuple(cells)
 
 
+def is_test_cell(cell: dict[str, object]) -> bool:
+    """An nbgrader autograder-test cell (``grade`` without ``solution``): the assignment's
+    asserts, read-only for the student and never the place of an answer."""
+    metadata = cell.get("metadata")
+    marks = metadata.get("nbgrader") if isinstance(metadata, dict) else None
+    return isinstance(marks, dict) and marks.get("grade") is True and not marks.get("solution")
+
+
+@functools.lru_cache(maxsize=4096)  # a class shares most cells (given code, demos)
 def transform_ipython(source: str) -> str:
     """Rewrite magics and shell escapes into ``get_ipython()`` calls, as a kernel would."""
     from IPython.core.inputtransformer2 import TransformerManager

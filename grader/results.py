@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -46,7 +46,13 @@ class SubmissionResult:
     seconds: float
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        # What dataclasses.asdict gives, written out: asdict's deep copies cost a worker more
+        # than some of the checks.
+        return {
+            **vars(self),
+            "items": [{**vars(item), "checks": [dict(vars(c)) for c in item.checks]} for item in self.items],
+            "notebooks": [{**vars(nb), "cell_errors": [list(e) for e in nb.cell_errors]} for nb in self.notebooks],
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SubmissionResult:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from .checks import CHECKS
@@ -37,6 +37,7 @@ class LoadReport:
     cell_errors: tuple[tuple[int, str], ...]  # (cell number, "ValueError: ...")
     output: str
     failure: str | None = None  # the notebook could not be loaded at all
+    stopped: tuple[int, ...] = ()  # cells that ran too long and were left out
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,8 @@ def _grade_notebook(
     for item in items:
         if runner is None:
             runner = open_runner(source)  # the previous item's crash or hang took the last copy
+        if runner.load.stopped:  # no copy of the notebook waits for those cells again
+            source = replace(source, cells=tuple(c for c in source.cells if c.number not in runner.load.stopped))
         if runner.load.failure is not None:
             results.append(_zero(item, runner.load.failure))
             continue

@@ -22,6 +22,8 @@ ALLOWED_DTYPES = frozenset(
      "float16", "float32", "float64", "complex64", "complex128"]
 )
 _HEADER = struct.Struct(">I")
+# dtype -> its name, for the allowed dtypes in native byte order (``dtype.name`` is slow).
+_NAMES = {np.dtype(name): name for name in ALLOWED_DTYPES}
 
 
 class WireError(ValueError):
@@ -71,10 +73,14 @@ def _qualname(obj: Any) -> str:
 
 
 def _encode_array(arr: np.ndarray, type_name: str) -> dict[str, Any]:
-    if arr.dtype.name not in ALLOWED_DTYPES:
+    name = _NAMES.get(arr.dtype)
+    if name is None and arr.dtype.byteorder == ">" and arr.dtype.newbyteorder("=") in _NAMES:
+        arr = arr.astype(arr.dtype.newbyteorder("="))  # big-endian data travels as native numbers
+        name = _NAMES[arr.dtype]
+    if name is None:
         return {"$opaque": f"{type_name} of dtype {arr.dtype}"}
     return {"$array": {
-        "dtype": arr.dtype.name, "shape": list(arr.shape), "type": type_name,
+        "dtype": name, "shape": list(arr.shape), "type": type_name,
         "data": base64.b64encode(arr.tobytes(order="C")).decode("ascii"),
     }}
 

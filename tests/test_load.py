@@ -75,3 +75,32 @@ def test_a_syntax_error_is_left_for_the_sandbox_to_report(tmp_path: Path):
     path = tmp_path / "attention_numpy.py"
     path.write_text("def softmax(x:\n")
     assert read_cells(path)[0].source == "def softmax(x:\n"
+
+
+def test_nbgrader_test_cells_are_left_out_solutions_and_demos_kept(tmp_path: Path):
+    nb = nbformat.v4.new_notebook()
+    marks = [
+        {"grade": False, "solution": True, "grade_id": "softmax_solution", "locked": False},
+        {"grade": True, "solution": False, "grade_id": "test_softmax", "locked": True, "points": 1},
+        {"grade": True, "solution": True, "grade_id": "answer", "locked": False, "points": 1},
+        {"grade": False, "solution": False, "grade_id": "demo", "locked": True},
+        None,
+    ]
+    for number, mark in enumerate(marks):
+        cell = nbformat.v4.new_code_cell(f"cell_{number} = True")
+        if mark is not None:
+            cell.metadata["nbgrader"] = mark
+        nb.cells.append(cell)
+    path = tmp_path / "a.ipynb"
+    path.write_text(nbformat.writes(nb))
+    assert [c.number for c in read_cells(path)] == [1, 3, 4, 5]
+
+
+def test_the_released_test_cells_are_exactly_the_cells_left_out():
+    source = Path(__file__).resolve().parents[1] / "assignments" / "attention" / "attention_numpy.ipynb"
+    doc = json.loads(source.read_text(encoding="utf-8"))
+    kept = {c.number for c in read_cells(source)}
+    tests = {n for n, c in enumerate(doc["cells"], start=1)
+             if c["cell_type"] == "code" and c["metadata"].get("nbgrader", {}).get("grade_id", "").startswith("test_")}
+    code = {n for n, c in enumerate(doc["cells"], start=1) if c["cell_type"] == "code"}
+    assert tests and kept == code - tests

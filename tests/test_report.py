@@ -1,5 +1,6 @@
 import csv
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 from grader.checks import known_checks
@@ -27,6 +28,7 @@ def result(student: str, failing: str | None = None) -> SubmissionResult:
 def test_results_round_trip_through_json():
     r = result("a", "softmax")
     assert SubmissionResult.from_json(json.loads(json.dumps(r.to_json()))) == r
+    assert json.dumps(r.to_json()) == json.dumps(asdict(r))  # every field, in the dataclasses' order
 
 
 def test_writer_streams_json_sorts_csv_and_summarises(tmp_path: Path):

@@ -92,3 +92,21 @@ def test_a_notebook_that_cannot_load_zeroes_its_items_only():
     result = grade_submission(submission(REFERENCE), A, 3, Broken)
     assert result.score == 0
     assert result.item("softmax").checks[0].message.startswith("running the notebook's cells took longer")
+
+
+def test_a_cell_stopped_while_loading_is_left_out_of_every_later_copy():
+    sources: list[tuple[int, ...]] = []
+
+    class StopsCellTwo(Flaky):
+        def __init__(self, source: SourceFile):
+            sources.append(tuple(c.number for c in source.cells))
+            kept = SourceFile(source.notebook, source.path, tuple(c for c in source.cells if c.number != 2))
+            super().__init__(kept, "causal_mask", RunnerLost)
+            self.load = LoadReport(((2, "stopped: ..."),), "", None, stopped=(2,) if 2 in sources[-1] else ())
+
+    cells = (Cell(1, REFERENCE), Cell(2, "while True: pass"), Cell(3, "x = 1"))
+    files = (SourceFile("attention_numpy", "a.ipynb", cells),)
+    result = grade_submission(Submission("s", DEFAULT_ASSIGNMENT.parent, files), A, 3, StopsCellTwo)
+    assert sources == [(1, 2, 3), (1, 3)]  # the copy after causal_mask's crash never ran cell 2
+    assert result.item("padding_mask").earned == A.item("padding_mask").points
+    assert result.notebooks[0].cell_errors == ((2, "stopped: ..."),)

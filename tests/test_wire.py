@@ -25,6 +25,12 @@ def test_zero_dimensional_arrays_keep_their_shape():
     assert roundtrip([np.float64(1.5), np.int64(2)]) == [1.5, 2]
 
 
+def test_big_endian_arrays_arrive_as_the_same_numbers():
+    out = roundtrip(np.arange(6, dtype=">f8").reshape(2, 3))
+    assert out.dtype == np.float64 and np.array_equal(out, np.arange(6.0).reshape(2, 3))
+    assert np.array_equal(roundtrip(np.array([1, -2], dtype=">i4")), [1, -2])
+
+
 def test_nan_and_inf_survive():
     out = roundtrip(np.array([np.nan, np.inf, -np.inf]))
     assert np.isnan(out[0]) and out[1] == np.inf and out[2] == -np.inf

@@ -22,10 +22,12 @@ from reference import attention_numpy as ref
 
 from . import check
 from .base import (
+    Args,
     CheckFailed,
     Trial,
     as_array,
     as_pair,
+    close_mask,
     expect_bool,
     expect_close,
     expect_finite,
@@ -44,15 +46,6 @@ def _num(value: Any) -> str:
 
 def _first(bad: np.ndarray) -> tuple[int, ...]:
     return tuple(int(i) for i in np.argwhere(bad)[0])
-
-
-def _close(t: Trial, actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
-    """Elementwise closeness with the tolerance of ``actual``'s dtype (NaN is never close)."""
-    dtype = actual.dtype if actual.dtype.kind == "f" else np.float64
-    tol = t.tolerance(dtype)
-    with np.errstate(invalid="ignore", over="ignore"):
-        return np.isclose(actual.astype(np.float64), np.asarray(expected, dtype=np.float64),
-                          rtol=tol.rtol, atol=tol.atol)
 
 
 def _in_dtype_of(student: np.ndarray, value: np.ndarray) -> np.ndarray:
@@ -123,30 +116,33 @@ def _softmax_rows(scores: np.ndarray) -> np.ndarray:
 
 @check("softmax", "returns_array_of_input_shape")
 def softmax_shape(t: Trial) -> None:
-    for shape in [(1,), (7,), (3, 5), (2, 3, 4), (2, 1, 3, 2)]:
-        x = t.rng.normal(size=shape)
+    shapes = [(1,), (7,), (3, 5), (2, 3, 4), (2, 1, 3, 2)]
+    xs = [t.rng.normal(size=shape) for shape in shapes]
+    for shape, reply in zip(shapes, t.call_each([Args(x) for x in xs]), strict=True):
         what = f"softmax(x) for x of shape {shape}"
-        out = as_array(t.call(x), what, numpy_only=True)
+        out = as_array(reply, what, numpy_only=True)
         expect_shape(out, shape, what)
         expect_floating(out, what)
 
 
 @check("softmax", "matches_definition")
 def softmax_definition(t: Trial) -> None:
-    for shape in [(6,), (5, 8), (2, 3, 4)]:
-        x = t.rng.normal(scale=2.0, size=shape)
+    shapes = [(6,), (5, 8), (2, 3, 4)]
+    xs = [t.rng.normal(scale=2.0, size=shape) for shape in shapes]
+    for shape, x, reply in zip(shapes, xs, t.call_each([Args(x) for x in xs]), strict=True):
         expected = t.reference(ref.softmax, x)
         what = f"softmax(x) for x of shape {shape}"
-        out = as_array(t.call(x), what)
+        out = as_array(reply, what)
         expect_close(t, out, expected, what, "exp(x) / sum(exp(x)) over the last axis")
 
 
 @check("softmax", "rows_sum_to_one")
 def softmax_rows_sum(t: Trial) -> None:
-    for shape in [(9,), (6, 9), (4, 3, 9)]:
-        x = t.rng.normal(scale=3.0, size=shape)
+    shapes = [(9,), (6, 9), (4, 3, 9)]
+    xs = [t.rng.normal(scale=3.0, size=shape) for shape in shapes]
+    for shape, reply in zip(shapes, t.call_each([Args(x) for x in xs]), strict=True):
         what = f"softmax(x) for x of shape {shape}"
-        out = as_array(t.call(x), what)
+        out = as_array(reply, what)
         expect_shape(out, shape, what)
         _expect_sums_to_one(out, what)
 
@@ -156,13 +152,18 @@ def softmax_shift_invariance(t: Trial) -> None:
     """softmax(x + c) = softmax(x) when c is the same along a row. The constants are
     moderate (|c| <= 30), so an implementation without the max shift still passes here:
     overflow is the business of ``stable_for_large_inputs``."""
-    for shape in [(8,), (5, 7), (2, 3, 6)]:
+    shapes = [(8,), (5, 7), (2, 3, 6)]
+    calls = []
+    for shape in shapes:
         x = t.rng.normal(size=shape)
         c = t.rng.uniform(-30.0, 30.0, size=shape[:-1] + (1,))
-        plain = as_array(t.call(x), f"softmax(x) for x of shape {shape}")
+        calls += [Args(x), Args(x + c)]
+    replies = t.call_each(calls)
+    for shape in shapes:
+        plain = as_array(next(replies), f"softmax(x) for x of shape {shape}")
         expect_shape(plain, shape, f"softmax(x) for x of shape {shape}")
         expect_finite(plain, f"softmax(x) for x of shape {shape}")
-        shifted = as_array(t.call(x + c), f"softmax(x + c) for x of shape {shape}")
+        shifted = as_array(next(replies), f"softmax(x + c) for x of shape {shape}")
         expect_close(t, shifted, _in_dtype_of(shifted, plain.astype(np.float64)),
                      f"softmax(x + c) for x of shape {shape} and c constant along each row",
                      "softmax(x) (adding the same constant to every entry of a row must not "
@@ -181,10 +182,10 @@ def softmax_large(t: Trial) -> None:
          1000.0 * rng.choice([-1.0, 1.0], size=(2, 8)) + rng.normal(size=(2, 8))),
         ("x whose row [1] lies near -1e3 while the other rows lie near 0", far_row),
     ]
-    for label, x in cases:
+    for (label, x), reply in zip(cases, t.call_each([Args(x) for _, x in cases]), strict=True):
         expected = t.reference(ref.softmax, x)
         what = f"softmax(x) for {label}"
-        out = as_array(t.call(x), what)
+        out = as_array(reply, what)
         expect_shape(out, x.shape, what)
         expect_finite(out, what + " (subtract each row's own maximum before exp)")
         expect_close(t, out, expected, what, "the softmax of x")
@@ -192,11 +193,13 @@ def softmax_large(t: Trial) -> None:
 
 @check("softmax", "honours_axis")
 def softmax_axis(t: Trial) -> None:
-    for shape, axis in [((4, 5), 0), ((2, 3, 4), 1), ((3, 4, 2), 0), ((3, 4, 5), -2)]:
-        x = t.rng.normal(scale=2.0, size=shape)
+    cases = [((4, 5), 0), ((2, 3, 4), 1), ((3, 4, 2), 0), ((3, 4, 5), -2)]
+    xs = [t.rng.normal(scale=2.0, size=shape) for shape, _ in cases]
+    replies = t.call_each([Args(x, axis=axis) for x, (_, axis) in zip(xs, cases, strict=True)])
+    for (shape, axis), x, reply in zip(cases, xs, replies, strict=True):
         expected = t.reference(ref.softmax, x, axis=axis)
         what = f"softmax(x, axis={axis}) for x of shape {shape}"
-        out = as_array(t.call(x, axis=axis), what)
+        out = as_array(reply, what)
         expect_shape(out, shape, what)
         _expect_real(out, what)
         sums = np.asarray(out, dtype=np.float64).sum(axis=axis)
@@ -210,13 +213,17 @@ def softmax_axis(t: Trial) -> None:
 
 @check("softmax", "neg_inf_gets_zero_weight")
 def softmax_neg_inf(t: Trial) -> None:
+    cases = []
     for shape in [(6,), (4, 7), (2, 3, 5)]:
         x = t.rng.normal(scale=2.0, size=shape)
         blocked = ~_random_mask(t.rng, shape)  # at least one -inf and one finite entry per row
         x[blocked] = -np.inf
+        cases.append((x, blocked))
+    for (x, blocked), reply in zip(cases, t.call_each([Args(x) for x, _ in cases]), strict=True):
+        shape = x.shape
         expected = t.reference(ref.softmax, x)
         what = f"softmax(x) for x of shape {shape} with -inf entries"
-        out = as_array(t.call(x), what)
+        out = as_array(reply, what)
         expect_shape(out, shape, what)
         _expect_real(out, what)
         bad = blocked & (out != 0)
@@ -237,18 +244,20 @@ def _mask_sizes(t: Trial) -> list[int]:
 
 @check("causal_mask", "bool_square_shape")
 def causal_shape(t: Trial) -> None:
-    for n in _mask_sizes(t):
+    sizes = _mask_sizes(t)
+    for n, reply in zip(sizes, t.call_each([Args(n) for n in sizes]), strict=True):
         what = f"causal_mask({n})"
-        out = as_array(t.call(n), what, numpy_only=True)
+        out = as_array(reply, what, numpy_only=True)
         expect_shape(out, (n, n), what)
         expect_bool(out, what)
 
 
 @check("causal_mask", "allows_past_and_self")
 def causal_past(t: Trial) -> None:
-    for n in _mask_sizes(t):
+    sizes = _mask_sizes(t)
+    for n, reply in zip(sizes, t.call_each([Args(n) for n in sizes]), strict=True):
         what = f"causal_mask({n})"
-        mask = _as_mask(t.call(n), what, (n, n))
+        mask = _as_mask(reply, what, (n, n))
         allowed = np.tri(n, dtype=bool)
         bad = allowed & ~mask
         if bad.any():
@@ -260,9 +269,10 @@ def causal_past(t: Trial) -> None:
 
 @check("causal_mask", "blocks_future")
 def causal_future(t: Trial) -> None:
-    for n in _mask_sizes(t):
+    sizes = _mask_sizes(t)
+    for n, reply in zip(sizes, t.call_each([Args(n) for n in sizes]), strict=True):
         what = f"causal_mask({n})"
-        mask = _as_mask(t.call(n), what, (n, n))
+        mask = _as_mask(reply, what, (n, n))
         bad = ~np.tri(n, dtype=bool) & mask
         if bad.any():
             i, j = _first(bad)
@@ -282,9 +292,11 @@ def _padding_cases(t: Trial) -> list[tuple[list[int], int]]:
 
 @check("padding_mask", "bool_batch_by_max_len")
 def padding_shape(t: Trial) -> None:
-    for lengths, max_len in _padding_cases(t):
+    cases = _padding_cases(t)
+    replies = t.call_each([Args(np.array(lengths), max_len) for lengths, max_len in cases])
+    for (lengths, max_len), reply in zip(cases, replies, strict=True):
         what = f"padding_mask({lengths}, {max_len})"
-        out = as_array(t.call(np.array(lengths), max_len), what, numpy_only=True)
+        out = as_array(reply, what, numpy_only=True)
         expect_shape(out, (len(lengths), max_len), what)
         expect_bool(out, what)
 
@@ -305,9 +317,11 @@ def _check_padding(mask: np.ndarray, lengths: Sequence[int], max_len: int, what:
 
 @check("padding_mask", "true_exactly_before_length")
 def padding_pattern(t: Trial) -> None:
-    for lengths, max_len in _padding_cases(t):
+    cases = _padding_cases(t)
+    replies = t.call_each([Args(np.array(lengths), max_len) for lengths, max_len in cases])
+    for (lengths, max_len), reply in zip(cases, replies, strict=True):
         what = f"padding_mask({lengths}, {max_len})"
-        mask = _as_mask(t.call(np.array(lengths), max_len), what, (len(lengths), max_len))
+        mask = _as_mask(reply, what, (len(lengths), max_len))
         _check_padding(mask, lengths, max_len, what)
 
 
@@ -321,9 +335,10 @@ def padding_inputs(t: Trial) -> None:
         ("a 1-D int64 array", np.array(lengths, dtype=np.int64)),
         ("a 1-D int32 array", np.array(lengths, dtype=np.int32)),
     ]
-    for form, value in forms:
+    replies = t.call_each([Args(value, max_len) for _, value in forms])
+    for (form, _), reply in zip(forms, replies, strict=True):
         what = f"padding_mask(lengths, {max_len}) with lengths {lengths} given as {form}"
-        mask = _as_mask(t.call(value, max_len), what, (len(lengths), max_len))
+        mask = _as_mask(reply, what, (len(lengths), max_len))
         _check_padding(mask, lengths, max_len, what)
 
 
@@ -341,11 +356,15 @@ def _describe(*arrays: np.ndarray, names: str = "QKV") -> str:
     return ", ".join(f"{n} {tuple(a.shape)}" for n, a in zip(names, arrays, strict=False))
 
 
-def _attention(t: Trial, args: Sequence[Any], what: str, *, numpy_only: bool = False,
-               first: str = "output", **kwargs: Any) -> tuple[np.ndarray, np.ndarray]:
-    out, weights = as_pair(t.call(*args, **kwargs), what)
+def _attention(reply: Any, what: str, *, numpy_only: bool = False,
+               first: str = "output") -> tuple[np.ndarray, np.ndarray]:
+    out, weights = as_pair(reply, what)
     return (as_array(out, f"the {first} of {what}", numpy_only=numpy_only),
             as_array(weights, f"the weights of {what}", numpy_only=numpy_only))
+
+
+def _masked(args: Sequence[Any], mask: np.ndarray | None) -> Args:
+    return Args(*args) if mask is None else Args(*args, mask=mask)
 
 
 # Only ``leading_batch_dims`` and the broadcast mask of ``masked_weights_are_zero`` use batched
@@ -354,21 +373,23 @@ def _attention(t: Trial, args: Sequence[Any], what: str, *, numpy_only: bool = F
 
 @check("scaled_dot_product_attention", "output_and_weight_shapes")
 def sdpa_shapes(t: Trial) -> None:
-    for lq, lk, dk, dv in [(3, 5, 4, 6), (1, 1, 2, 3), (4, 2, 8, 3)]:
-        Q, K, V = _qkv(t.rng, (), lq, lk, dk, dv)
+    dims = [(3, 5, 4, 6), (1, 1, 2, 3), (4, 2, 8, 3)]
+    inputs = [_qkv(t.rng, (), *d) for d in dims]
+    for (lq, lk, _, dv), (Q, K, V), reply in zip(dims, inputs, t.call_each([Args(*qkv) for qkv in inputs]),
+                                                  strict=True):
         what = f"attention with {_describe(Q, K, V)}"
-        out, w = _attention(t, (Q, K, V), what, numpy_only=True)
+        out, w = _attention(reply, what, numpy_only=True)
         expect_shape(out, (lq, dv), f"the output of {what}")
         expect_shape(w, (lq, lk), f"the weights of {what}")
 
 
 @check("scaled_dot_product_attention", "matches_definition")
 def sdpa_definition(t: Trial) -> None:
-    for lq, lk, dk, dv in [(4, 6, 8, 5), (5, 5, 4, 4)]:
-        Q, K, V = _qkv(t.rng, (), lq, lk, dk, dv)
+    inputs = [_qkv(t.rng, (), *d) for d in [(4, 6, 8, 5), (5, 5, 4, 4)]]
+    for (Q, K, V), reply in zip(inputs, t.call_each([Args(*qkv) for qkv in inputs]), strict=True):
         ref_out, ref_w = t.reference(ref.scaled_dot_product_attention, Q, K, V)
         what = f"attention with {_describe(Q, K, V)}"
-        out, w = _attention(t, (Q, K, V), what)
+        out, w = _attention(reply, what)
         expect_close(t, w, ref_w, f"the weights of {what}",
                      "softmax(Q K^T / sqrt(d_k)) over the keys")
         expect_close(t, out, ref_out, f"the output of {what}", "weights @ V")
@@ -381,10 +402,10 @@ def sdpa_rows_sum(t: Trial) -> None:
              (_qkv(rng, (), 3, 4, 4, 2, scale=1.5), None),
              (_qkv(rng, (), 4, 6, 4, 3, scale=1.5), _random_mask(rng, (4, 6))),
              (_qkv(rng, (), 3, 5, 4, 2, scale=1.5), _random_mask(rng, (1, 5)))]
-    for (Q, K, V), mask in cases:
-        kwargs: dict[str, Any] = {} if mask is None else {"mask": mask}
+    for ((Q, K, V), mask), reply in zip(cases, t.call_each([_masked(qkv, mask) for qkv, mask in cases]),
+                                        strict=True):
         what = f"attention with {_describe(Q, K, V)}" + _mask_text(mask)
-        _, w = _attention(t, (Q, K, V), what, **kwargs)
+        _, w = _attention(reply, what)
         expect_shape(w, Q.shape[:-1] + (K.shape[-2],), f"the weights of {what}")
         _expect_sums_to_one(w, f"the weights of {what}")
 
@@ -396,14 +417,16 @@ def sdpa_scale(t: Trial) -> None:
     factor, dividing by d_k flattens it by the same factor, and both land far outside the
     tolerance. Lq, Lk and d_v all differ from d_k, so scaling by the wrong dimension shows
     too. The message names the scale the weights do have when it is one of the two slips."""
-    for lq, lk, dk, dv in [(3, 5, 16, 2), (4, 6, 9, 3)]:
-        Q, K, V = _qkv(t.rng, (), lq, lk, dk, dv)
+    dims = [(3, 5, 16, 2), (4, 6, 9, 3)]
+    inputs = [_qkv(t.rng, (), *d) for d in dims]
+    for (lq, lk, dk, _), (Q, K, V), reply in zip(dims, inputs, t.call_each([Args(*qkv) for qkv in inputs]),
+                                                 strict=True):
         _, ref_w = t.reference(ref.scaled_dot_product_attention, Q, K, V)
         what = f"attention with {_describe(Q, K, V)} (d_k = {dk})"
-        _, w = _attention(t, (Q, K, V), what)
+        _, w = _attention(reply, what)
         expect_shape(w, (lq, lk), f"the weights of {what}")
         _expect_real(w, f"the weights of {what}")
-        if _close(t, w, ref_w).all():
+        if close_mask(t, w, ref_w).all():
             continue
         scores = Q @ K.T
         diagnoses = [
@@ -411,7 +434,7 @@ def sdpa_scale(t: Trial) -> None:
             (_softmax_rows(scores / dk), "softmax(Q K^T / d_k): divide by sqrt(d_k), not by d_k"),
         ]
         for candidate, why in diagnoses:
-            if _close(t, w, candidate).all():
+            if close_mask(t, w, candidate).all():
                 raise CheckFailed(f"the weights of {what} equal {why}")
         expect_close(t, w, ref_w, f"the weights of {what}", "softmax(Q K^T / sqrt(d_k))")
 
@@ -434,9 +457,10 @@ def sdpa_masked(t: Trial) -> None:
     cases = [(_qkv(rng, (), 4, 6, 4, 2, scale=1.5), _random_mask(rng, (4, 6))),
              (_qkv(rng, (), 3, 5, 4, 3, scale=1.5), _random_mask(rng, (1, 5))),
              (_qkv(rng, (2,), 3, 5, 4, 3, scale=1.5), _random_mask(rng, (2, 1, 5)))]
-    for (Q, K, V), mask in cases:
+    for ((Q, K, V), mask), reply in zip(cases, t.call_each([_masked(qkv, mask) for qkv, mask in cases]),
+                                        strict=True):
         what = f"attention with {_describe(Q, K, V)}, mask {mask.shape}"
-        _, w = _attention(t, (Q, K, V), what, mask=mask)
+        _, w = _attention(reply, what)
         expect_shape(w, Q.shape[:-1] + (K.shape[-2],), f"the weights of {what}")
         _expect_masked_zero(w, mask, f"the weights of {what}",
                             "the mask blocks (False = may not attend)")
@@ -444,11 +468,13 @@ def sdpa_masked(t: Trial) -> None:
 
 @check("scaled_dot_product_attention", "causal_mask_blocks_future")
 def sdpa_causal(t: Trial) -> None:
-    for length, dk in [(5, 4), (4, 3), (1, 2)]:
-        Q, K, V = _qkv(t.rng, (), length, length, dk, 2, scale=1.5)
-        mask = np.tri(length, dtype=bool)
+    inputs = [_qkv(t.rng, (), length, length, dk, 2, scale=1.5) for length, dk in [(5, 4), (4, 3), (1, 2)]]
+    masks = [np.tri(len(Q), dtype=bool) for Q, _, _ in inputs]
+    replies = t.call_each([_masked(qkv, mask) for qkv, mask in zip(inputs, masks, strict=True)])
+    for (Q, K, V), mask, reply in zip(inputs, masks, replies, strict=True):
+        length = len(Q)
         what = f"attention with {_describe(Q, K, V)} and a causal mask {mask.shape}"
-        _, w = _attention(t, (Q, K, V), what, mask=mask)
+        _, w = _attention(reply, what)
         expect_shape(w, (length, length), f"the weights of {what}")
         _expect_masked_zero(w, mask, f"the weights of {what}",
                             "is a later position that the causal mask blocks")
@@ -463,22 +489,26 @@ def sdpa_batched(t: Trial) -> None:
     rng = t.rng
     cases = [(_qkv(rng, (3,), 4, 5, 2, 3), None), (_qkv(rng, (2, 3), 4, 5, 3, 2), None),
              (_qkv(rng, (2, 2), 3, 4, 5, 2), _random_mask(rng, (2, 1, 3, 4)))]
+    calls = []  # each batch, then each of its elements alone
+    for (Q, K, V), mask in cases:
+        calls.append(_masked((Q, K, V), mask))
+        full_mask = None if mask is None else np.broadcast_to(mask, Q.shape[:-1] + K.shape[-2:-1])
+        calls += [_masked((Q[index], K[index], V[index]), None if full_mask is None else np.array(full_mask[index]))
+                  for index in np.ndindex(*Q.shape[:-2])]
+    replies = t.call_each(calls)
     for (Q, K, V), mask in cases:
         batch, (lq, _), (lk, dv) = Q.shape[:-2], Q.shape[-2:], V.shape[-2:]
-        kwargs: dict[str, Any] = {} if mask is None else {"mask": mask}
         what = f"attention with batched {_describe(Q, K, V)}" + _mask_text(mask)
-        out, w = _attention(t, (Q, K, V), what, **kwargs)
+        out, w = _attention(next(replies), what)
         expect_shape(out, batch + (lq, dv), f"the output of {what}")
         expect_shape(w, batch + (lq, lk), f"the weights of {what}")
-        full_mask = None if mask is None else np.broadcast_to(mask, batch + (lq, lk))
         for index in np.ndindex(*batch):
             alone = f"attention with Q{fmt_index(index)}, K{fmt_index(index)}, V{fmt_index(index)}"
-            one_kwargs: dict[str, Any] = {} if full_mask is None else {"mask": np.array(full_mask[index])}
-            one_out, one_w = _attention(t, (Q[index], K[index], V[index]), alone, **one_kwargs)
+            one_out, one_w = _attention(next(replies), alone)
             expect_shape(one_w, (lq, lk), f"the weights of {alone}")
             expect_shape(one_out, (lq, dv), f"the output of {alone}")
             for name, got, single in [("weights", w, one_w), ("output", out, one_out)]:
-                ok = _close(t, got[index], single)
+                ok = close_mask(t, got[index], single)
                 if not ok.all():
                     raise CheckFailed(
                         f"the {name} of {what}, at batch element {fmt_index(index)}, differ from "
@@ -489,11 +519,13 @@ def sdpa_batched(t: Trial) -> None:
 
 @check("scaled_dot_product_attention", "queries_and_keys_differ_in_length")
 def sdpa_lengths(t: Trial) -> None:
-    for lq, lk, dk, dv in [(2, 7, 4, 3), (6, 3, 5, 2)]:
-        Q, K, V = _qkv(t.rng, (), lq, lk, dk, dv)
+    dims = [(2, 7, 4, 3), (6, 3, 5, 2)]
+    inputs = [_qkv(t.rng, (), *d) for d in dims]
+    for (lq, lk, _, dv), (Q, K, V), reply in zip(dims, inputs, t.call_each([Args(*qkv) for qkv in inputs]),
+                                                 strict=True):
         ref_out, ref_w = t.reference(ref.scaled_dot_product_attention, Q, K, V)
         what = f"attention with {_describe(Q, K, V)} (Lq = {lq}, Lk = {lk})"
-        out, w = _attention(t, (Q, K, V), what)
+        out, w = _attention(reply, what)
         expect_shape(w, (lq, lk), f"the weights of {what}")
         expect_shape(out, (lq, dv), f"the output of {what}")
         expect_close(t, w, ref_w, f"the weights of {what}",
@@ -519,29 +551,30 @@ def _bahdanau_what(args: Sequence[np.ndarray], mask: np.ndarray | None = None) -
     return text + f", d_a = {args[4].shape[0]}" + _mask_text(mask)
 
 
-def _bahdanau(t: Trial, args: Sequence[np.ndarray], mask: np.ndarray | None = None, *,
+def _bahdanau(reply: Any, args: Sequence[np.ndarray], mask: np.ndarray | None = None, *,
               numpy_only: bool = False) -> tuple[np.ndarray, np.ndarray, str]:
-    kwargs = {} if mask is None else {"mask": mask}
     what = _bahdanau_what(args, mask)
-    ctx, w = _attention(t, args, what, numpy_only=numpy_only, first="context", **kwargs)
+    ctx, w = _attention(reply, what, numpy_only=numpy_only, first="context")
     return ctx, w, what
 
 
 @check("bahdanau_attention", "output_shapes")
 def bahdanau_shapes(t: Trial) -> None:
-    for b, lk, dq, dk, da in [(3, 5, 4, 6, 7), (1, 1, 2, 3, 4), (2, 4, 3, 3, 5)]:
-        args = _bahdanau_inputs(t.rng, b, lk, dq, dk, da)
-        ctx, w, what = _bahdanau(t, args, numpy_only=True)
+    dims = [(3, 5, 4, 6, 7), (1, 1, 2, 3, 4), (2, 4, 3, 3, 5)]
+    inputs = [_bahdanau_inputs(t.rng, *d) for d in dims]
+    for (b, lk, _, dk, _), args, reply in zip(dims, inputs, t.call_each([Args(*a) for a in inputs]),
+                                              strict=True):
+        ctx, w, what = _bahdanau(reply, args, numpy_only=True)
         expect_shape(ctx, (b, dk), f"the context of {what}")
         expect_shape(w, (b, lk), f"the weights of {what}")
 
 
 @check("bahdanau_attention", "matches_definition")
 def bahdanau_definition(t: Trial) -> None:
-    for b, lk, dq, dk, da in [(3, 5, 4, 6, 7), (2, 7, 5, 3, 4)]:
-        args = _bahdanau_inputs(t.rng, b, lk, dq, dk, da)
+    inputs = [_bahdanau_inputs(t.rng, *d) for d in [(3, 5, 4, 6, 7), (2, 7, 5, 3, 4)]]
+    for args, reply in zip(inputs, t.call_each([Args(*a) for a in inputs]), strict=True):
         ref_ctx, ref_w = t.reference(ref.bahdanau_attention, *args)
-        ctx, w, what = _bahdanau(t, args)
+        ctx, w, what = _bahdanau(reply, args)
         expect_close(t, w, ref_w, f"the weights of {what}",
                      "softmax over j of v . tanh(query[b] @ W_q + keys[b, j] @ W_k)")
         expect_close(t, ctx, ref_ctx, f"the context of {what}", "sum_j weights[b, j] * keys[b, j]")
@@ -553,18 +586,21 @@ def bahdanau_rows_sum(t: Trial) -> None:
     cases: list[tuple[tuple[np.ndarray, ...], np.ndarray | None]] = [
         (_bahdanau_inputs(rng, 3, 6, 4, 5, 6), None), (_bahdanau_inputs(rng, 4, 5, 3, 2, 4), None)]
     cases.append((_bahdanau_inputs(rng, 3, 6, 4, 3, 5), _random_mask(rng, (3, 6))))
-    for args, mask in cases:
-        ctx, w, what = _bahdanau(t, args, mask)
+    for (args, mask), reply in zip(cases, t.call_each([_masked(a, m) for a, m in cases]), strict=True):
+        ctx, w, what = _bahdanau(reply, args, mask)
         expect_shape(w, args[1].shape[:2], f"the weights of {what}")
         _expect_sums_to_one(w, f"the weights of {what}", slices="batch element")
 
 
 @check("bahdanau_attention", "masked_keys_get_zero_weight")
 def bahdanau_masked(t: Trial) -> None:
+    cases = []
     for b, lk, dq, dk, da in [(3, 6, 4, 5, 6), (2, 4, 3, 3, 4)]:
         args = _bahdanau_inputs(t.rng, b, lk, dq, dk, da)
-        mask = _random_mask(t.rng, (b, lk))
-        _, w, what = _bahdanau(t, args, mask)
+        cases.append((args, _random_mask(t.rng, (b, lk))))
+    for (args, mask), reply in zip(cases, t.call_each([_masked(a, m) for a, m in cases]), strict=True):
+        b, lk = mask.shape
+        _, w, what = _bahdanau(reply, args, mask)
         expect_shape(w, (b, lk), f"the weights of {what}")
         _expect_real(w, f"the weights of {what}")
         bad = ~mask & (w != 0)
@@ -580,9 +616,9 @@ def bahdanau_context(t: Trial) -> None:
     rng = t.rng
     cases = [(_bahdanau_inputs(rng, 3, 5, 4, 6, 7), None),
              (_bahdanau_inputs(rng, 2, 6, 3, 4, 5), _random_mask(rng, (2, 6)))]
-    for args, mask in cases:
+    for (args, mask), reply in zip(cases, t.call_each([_masked(a, m) for a, m in cases]), strict=True):
         keys = args[1]
-        ctx, w, what = _bahdanau(t, args, mask)
+        ctx, w, what = _bahdanau(reply, args, mask)
         expect_shape(w, keys.shape[:2], f"the weights of {what}")
         expect_shape(ctx, (keys.shape[0], keys.shape[2]), f"the context of {what}")
         _expect_real(w, f"the weights of {what}")
@@ -596,24 +632,28 @@ def bahdanau_context(t: Trial) -> None:
 
 @check("split_heads", "output_shape")
 def split_shape(t: Trial) -> None:
-    for b, length, d_model, heads in [(2, 3, 8, 2), (1, 5, 12, 3), (2, 4, 6, 6), (3, 2, 4, 1)]:
-        x = t.rng.normal(size=(b, length, d_model))
+    dims = [(2, 3, 8, 2), (1, 5, 12, 3), (2, 4, 6, 6), (3, 2, 4, 1)]
+    xs = [t.rng.normal(size=(b, length, d_model)) for b, length, d_model, _ in dims]
+    replies = t.call_each([Args(x, d[3]) for x, d in zip(xs, dims, strict=True)])
+    for (b, length, d_model, heads), x, reply in zip(dims, xs, replies, strict=True):
         what = f"split_heads(x, {heads}) for x of shape {x.shape}"
-        out = as_array(t.call(x, heads), what, numpy_only=True)
+        out = as_array(reply, what, numpy_only=True)
         expect_shape(out, (b, heads, length, d_model // heads), what)
 
 
 @check("split_heads", "head_holds_its_features")
 def split_features(t: Trial) -> None:
-    for b, length, d_model, heads in [(2, 3, 8, 2), (1, 4, 12, 3), (2, 3, 6, 6)]:
-        x = t.rng.normal(size=(b, length, d_model))
+    dims = [(2, 3, 8, 2), (1, 4, 12, 3), (2, 3, 6, 6)]
+    xs = [t.rng.normal(size=(b, length, d_model)) for b, length, d_model, _ in dims]
+    replies = t.call_each([Args(x, d[3]) for x, d in zip(xs, dims, strict=True)])
+    for (b, length, d_model, heads), x, reply in zip(dims, xs, replies, strict=True):
         dk = d_model // heads
         what = f"split_heads(x, {heads}) for x of shape {x.shape}"
-        out = as_array(t.call(x, heads), what)
+        out = as_array(reply, what)
         expect_shape(out, (b, heads, length, dk), what)
         _expect_real(out, what)
         for h in range(heads):
-            ok = _close(t, out[:, h], x[..., h * dk:(h + 1) * dk])
+            ok = close_mask(t, out[:, h], x[..., h * dk:(h + 1) * dk])
             if not ok.all():
                 i, p, _ = _first(~ok)
                 raise CheckFailed(f"in {what}, head {h} at position {p} of batch element {i} does "
@@ -624,10 +664,10 @@ def split_features(t: Trial) -> None:
 
 @check("split_heads", "rejects_indivisible_d_model")
 def split_rejects(t: Trial) -> None:
-    for shape, heads in [((2, 3, 10), 4), ((1, 2, 6), 4), ((2, 2, 9), 2), ((1, 3, 5), 3)]:
-        x = t.rng.normal(size=shape)
+    cases = [((2, 3, 10), 4), ((1, 2, 6), 4), ((2, 2, 9), 2), ((1, 3, 5), 3)]
+    errors = t.raised_each([Args(t.rng.normal(size=shape), heads) for shape, heads in cases])
+    for (shape, heads), error in zip(cases, errors, strict=True):
         what = f"split_heads(x, {heads}) for x of shape {shape}"
-        error = t.call_raises(x, heads)
         if error is None:
             raise CheckFailed(f"{what} returned a result; it must raise ValueError because "
                               f"d_model = {shape[-1]} is not divisible by num_heads = {heads}")
@@ -638,33 +678,37 @@ def split_rejects(t: Trial) -> None:
 
 @check("combine_heads", "output_shape")
 def combine_shape(t: Trial) -> None:
-    for b, heads, length, dk in [(2, 2, 3, 4), (1, 3, 5, 2), (2, 6, 4, 1), (3, 1, 2, 5)]:
-        x = t.rng.normal(size=(b, heads, length, dk))
+    dims = [(2, 2, 3, 4), (1, 3, 5, 2), (2, 6, 4, 1), (3, 1, 2, 5)]
+    xs = [t.rng.normal(size=d) for d in dims]
+    for (b, heads, length, dk), x, reply in zip(dims, xs, t.call_each([Args(x) for x in xs]), strict=True):
         what = f"combine_heads(x) for x of shape {x.shape}"
-        out = as_array(t.call(x), what, numpy_only=True)
+        out = as_array(reply, what, numpy_only=True)
         expect_shape(out, (b, length, heads * dk), what)
 
 
 @check("combine_heads", "inverts_split_heads")
 def combine_inverts(t: Trial) -> None:
+    cases = []
     for b, length, d_model, heads in [(2, 3, 8, 2), (1, 4, 12, 3), (2, 5, 6, 6)]:
         x = t.rng.normal(size=(b, length, d_model))
-        split = t.reference(ref.split_heads, x, heads)
+        cases.append((x, heads, t.reference(ref.split_heads, x, heads)))
+    for (x, heads, _), reply in zip(cases, t.call_each([Args(split) for _, _, split in cases]), strict=True):
         what = f"combine_heads(split_heads(x, {heads})) for x of shape {x.shape}"
-        out = as_array(t.call(split), what)
+        out = as_array(reply, what)
         expect_close(t, out, x, what, "x (combine_heads must undo split_heads exactly)")
 
 
 @check("combine_heads", "head_order_preserved")
 def combine_order(t: Trial) -> None:
-    for b, heads, length, dk in [(2, 3, 4, 2), (1, 4, 3, 3)]:
-        x = t.rng.normal(size=(b, heads, length, dk))
+    dims = [(2, 3, 4, 2), (1, 4, 3, 3)]
+    xs = [t.rng.normal(size=d) for d in dims]
+    for (b, heads, length, dk), x, reply in zip(dims, xs, t.call_each([Args(x) for x in xs]), strict=True):
         what = f"combine_heads(x) for x of shape {x.shape}"
-        out = as_array(t.call(x), what)
+        out = as_array(reply, what)
         expect_shape(out, (b, length, heads * dk), what)
         _expect_real(out, what)
         for h in range(heads):
-            ok = _close(t, out[..., h * dk:(h + 1) * dk], x[:, h])
+            ok = close_mask(t, out[..., h * dk:(h + 1) * dk], x[:, h])
             if not ok.all():
                 i, p, _ = _first(~ok)
                 raise CheckFailed(f"in {what}, features {h * dk}..{(h + 1) * dk - 1} of position "
@@ -678,19 +722,21 @@ def combine_order(t: Trial) -> None:
 
 @check("positional_encoding", "output_shape")
 def pe_shape(t: Trial) -> None:
-    for max_len, d_model in [(1, 2), (10, 4), (50, 16), (7, 6), (3, 128)]:
+    sizes = [(1, 2), (10, 4), (50, 16), (7, 6), (3, 128)]
+    for (max_len, d_model), reply in zip(sizes, t.call_each([Args(*size) for size in sizes]), strict=True):
         what = f"positional_encoding({max_len}, {d_model})"
-        out = as_array(t.call(max_len, d_model), what, numpy_only=True)
+        out = as_array(reply, what, numpy_only=True)
         expect_shape(out, (max_len, d_model), what)
         expect_floating(out, what)
 
 
 @check("positional_encoding", "matches_formula")
 def pe_formula(t: Trial) -> None:
-    for max_len, d_model in [(20, 8), (64, 32), (1, 4), (10, 6), (40, 128)]:
+    sizes = [(20, 8), (64, 32), (1, 4), (10, 6), (40, 128)]
+    for (max_len, d_model), reply in zip(sizes, t.call_each([Args(*size) for size in sizes]), strict=True):
         expected = t.reference(ref.positional_encoding, max_len, d_model)
         what = f"positional_encoding({max_len}, {d_model})"
-        out = as_array(t.call(max_len, d_model), what)
+        out = as_array(reply, what)
         expect_close(t, out, expected, what,
                      "PE[p, 2i] = sin(p / 10000^(2i/d_model)), "
                      "PE[p, 2i+1] = cos(p / 10000^(2i/d_model))")
@@ -701,9 +747,10 @@ def pe_sin_cos(t: Trial) -> None:
     """Frequency-agnostic: the angle step w of each column pair is read off row 1, and the
     pair must then be (sin(w p), cos(w p)) at every position p. A wrong frequency passes
     here (``matches_formula`` catches it); swapped or misplaced sin/cos columns do not."""
-    for max_len, d_model in [(12, 8), (9, 6), (16, 16)]:
+    sizes = [(12, 8), (9, 6), (16, 16)]
+    for (max_len, d_model), reply in zip(sizes, t.call_each([Args(*size) for size in sizes]), strict=True):
         what = f"positional_encoding({max_len}, {d_model})"
-        pe = as_array(t.call(max_len, d_model), what)
+        pe = as_array(reply, what)
         expect_shape(pe, (max_len, d_model), what)
         _expect_real(pe, what)
         pe64 = pe.astype(np.float64)
@@ -712,7 +759,7 @@ def pe_sin_cos(t: Trial) -> None:
         expected = np.empty((max_len, d_model))
         expected[:, 0::2] = np.sin(angles)
         expected[:, 1::2] = np.cos(angles)
-        ok = _close(t, pe, expected)
+        ok = close_mask(t, pe, expected)
         if not ok.all():
             p, c = _first(~ok)
             raise CheckFailed(f"in {what}, columns {c - c % 2} and {c - c % 2 + 1} are not "
@@ -722,13 +769,14 @@ def pe_sin_cos(t: Trial) -> None:
 
 @check("positional_encoding", "position_zero")
 def pe_zero(t: Trial) -> None:
-    for max_len, d_model in [(1, 2), (5, 6), (3, 16)]:
+    sizes = [(1, 2), (5, 6), (3, 16)]
+    for (max_len, d_model), reply in zip(sizes, t.call_each([Args(*size) for size in sizes]), strict=True):
         what = f"positional_encoding({max_len}, {d_model})"
-        pe = as_array(t.call(max_len, d_model), what)
+        pe = as_array(reply, what)
         expect_shape(pe, (max_len, d_model), what)
         _expect_real(pe, what)
         expected = np.tile([0.0, 1.0], d_model // 2)
-        ok = _close(t, pe[0], expected)
+        ok = close_mask(t, pe[0], expected)
         if not ok.all():
             c = _first(~ok)[0]
             raise CheckFailed(f"row 0 of {what} should be [0, 1, 0, 1, ...] (sin 0 = 0 in even "
@@ -737,9 +785,9 @@ def pe_zero(t: Trial) -> None:
 
 @check("positional_encoding", "rejects_odd_d_model")
 def pe_rejects(t: Trial) -> None:
-    for max_len, d_model in [(10, 5), (4, 7), (3, 3)]:
+    sizes = [(10, 5), (4, 7), (3, 3)]
+    for (max_len, d_model), error in zip(sizes, t.raised_each([Args(*size) for size in sizes]), strict=True):
         what = f"positional_encoding({max_len}, {d_model})"
-        error = t.call_raises(max_len, d_model)
         if error is None:
             raise CheckFailed(f"{what} returned a result; it must raise ValueError because "
                               f"d_model is odd (sin and cos columns come in pairs)")
@@ -753,9 +801,10 @@ def pe_rejects(t: Trial) -> None:
 
 @check("relative_shift_matrix", "output_shape")
 def shift_shape(t: Trial) -> None:
-    for k, d_model in [(1, 4), (0, 2), (-3, 16), (5, 6)]:
+    cases = [(1, 4), (0, 2), (-3, 16), (5, 6)]
+    for (k, d_model), reply in zip(cases, t.call_each([Args(*case) for case in cases]), strict=True):
         what = f"relative_shift_matrix({k}, {d_model})"
-        out = as_array(t.call(k, d_model), what, numpy_only=True)
+        out = as_array(reply, what, numpy_only=True)
         expect_shape(out, (d_model, d_model), what)
         expect_floating(out, what)
 
@@ -765,14 +814,15 @@ def shift_blocks(t: Trial) -> None:
     """Frequency-agnostic: zeros off the 2x2 diagonal blocks, and each block of the form
     [[c, s], [-s, c]] with c^2 + s^2 = 1. (A transposed block is also of this form, with
     -s for s: the sign is the business of ``rotation_property``.)"""
-    for k, d_model in [(2, 8), (-1, 6), (7, 4), (3, 2)]:
+    cases = [(2, 8), (-1, 6), (7, 4), (3, 2)]
+    for (k, d_model), reply in zip(cases, t.call_each([Args(*case) for case in cases]), strict=True):
         what = f"relative_shift_matrix({k}, {d_model})"
-        M = as_array(t.call(k, d_model), what)
+        M = as_array(reply, what)
         expect_shape(M, (d_model, d_model), what)
         _expect_real(M, what)
         expect_finite(M, what)
         blocks = np.kron(np.eye(d_model // 2, dtype=bool), np.ones((2, 2), dtype=bool))
-        off = ~blocks & ~_close(t, M, np.zeros_like(M, dtype=np.float64))
+        off = ~blocks & ~close_mask(t, M, np.zeros_like(M, dtype=np.float64))
         if off.any():
             row, col = _first(off)
             raise CheckFailed(f"{what}[{row}, {col}] is {_num(M[row, col])}, outside the 2x2 blocks on the "
@@ -781,7 +831,7 @@ def shift_blocks(t: Trial) -> None:
             a, b, c, d = (np.float64(v) for v in M[2 * i:2 * i + 2, 2 * i:2 * i + 2].reshape(-1))
             block = f"in {what}, block {i} (rows and columns {2 * i}, {2 * i + 1})"
             pair = np.array([a, b, a * a + b * b])
-            ok = _close(t, np.array([d, -c, 1.0], dtype=M.dtype), pair)
+            ok = close_mask(t, np.array([d, -c, 1.0], dtype=M.dtype), pair)
             if not ok[0]:
                 raise CheckFailed(f"{block} has different diagonal entries; a rotation block is "
                                   f"[[cos, sin], [-sin, cos]]")
@@ -796,11 +846,12 @@ def shift_blocks(t: Trial) -> None:
 @check("relative_shift_matrix", "rotation_property")
 def shift_rotates(t: Trial) -> None:
     cases = [(8, 3, (0, 2, 5)), (16, -2, (4, 9)), (6, 0, (3,)), (4, 7, (1, 10)), (32, 11, (0, 6))]
-    for d_model, k, positions in cases:
+    replies = t.call_each([Args(k, d_model) for d_model, k, _ in cases])
+    for (d_model, k, positions), reply in zip(cases, replies, strict=True):
         max_len = max(positions) + max(k, 0) + 1
         pe = t.reference(ref.positional_encoding, max_len, d_model)
         what = f"relative_shift_matrix({k}, {d_model})"
-        M = as_array(t.call(k, d_model), what)
+        M = as_array(reply, what)
         expect_shape(M, (d_model, d_model), what)
         _expect_real(M, what)
         for p in positions:

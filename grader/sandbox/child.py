@@ -195,33 +195,41 @@ def _set_limits(config: dict[str, Any]) -> None:
     limit(resource.RLIMIT_MEMLOCK, 0)
 
 
-def _send(sock: socket.socket, message: Any) -> None:
-    sock.sendall(wire.pack(message))
+class _Channel:
+    """Frames over the socket to the grader; reads whatever has arrived at once, so a
+    request usually costs one ``recv``."""
 
+    def __init__(self, sock: socket.socket):
+        self.sock = sock
+        self.pending = bytearray()
 
-def _receive(sock: socket.socket) -> Any:
-    header = _read_exact(sock, wire.HEADER_SIZE)
-    if header is None:
-        return None
-    body = _read_exact(sock, wire.unpack_header(header))
-    return None if body is None else wire.parse(body)
+    def send(self, message: Any) -> None:
+        self.sock.sendall(wire.pack(message))
 
-
-def _read_exact(sock: socket.socket, size: int) -> bytes | None:
-    chunks = bytearray()
-    while len(chunks) < size:
-        chunk = sock.recv(min(size - len(chunks), 1 << 20))
-        if not chunk:
+    def receive(self) -> Any:
+        header = self._read(wire.HEADER_SIZE)
+        if header is None:
             return None
-        chunks += chunk
-    return bytes(chunks)
+        body = self._read(wire.unpack_header(header))
+        return None if body is None else wire.parse(body)
+
+    def _read(self, size: int) -> bytes | None:
+        while len(self.pending) < size:
+            chunk = self.sock.recv(max(min(size - len(self.pending), 1 << 20), 1 << 16))
+            if not chunk:
+                return None
+            self.pending += chunk
+        data = bytes(self.pending[:size])
+        del self.pending[:size]
+        return data
 
 
 _CATCHABLE = [s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)]
 
 
 def _serve(sock: socket.socket, kill_all: bool) -> int:
-    job = _receive(sock)
+    channel = _Channel(sock)
+    job = channel.receive()
     if job is None:
         return 0
     handlers: dict[int, Any] = {}
@@ -234,15 +242,15 @@ def _serve(sock: socket.socket, kill_all: bool) -> int:
     namespace = serve.new_namespace(job["notebook"])
     errors = []
     for number, source in job["cells"]:
-        _send(sock, {"event": "cell", "number": number})
+        channel.send({"event": "cell", "number": number})
         error = serve.exec_cell(number, source, namespace)
         if error is not None:
             errors.append([number, error])
     _reset_signals(handlers)
     threads = _thread_count()
-    _send(sock, {"event": "loaded", "errors": errors})
+    channel.send({"event": "loaded", "errors": errors})
     while True:
-        message = _receive(sock)
+        message = channel.receive()
         if message is None or message.get("op") == "close":
             return 0
         if message.get("op") == "end_item":
@@ -250,9 +258,9 @@ def _serve(sock: socket.socket, kill_all: bool) -> int:
             _reset_signals(handlers)
             # Threads the item started and left running would go on into the next item;
             # threads cannot be ended one by one, so the grader starts a new sandbox.
-            _send(sock, {"event": "item_done", "threads": max(0, _thread_count() - threads)})
+            channel.send({"event": "item_done", "threads": max(0, _thread_count() - threads)})
             continue
-        _send(sock, serve.handle(message, namespace))
+        channel.send(serve.handle(message, namespace))
 
 
 def _thread_count() -> int:

@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -22,7 +23,7 @@ from .. import wire
 from ..config import Limits
 from ..load import SourceFile
 from ..run import ItemOutput, ItemTimeout, LoadReport, RunnerLost
-from .policy import MODE_VARIABLE, Isolation, hidden_paths, needed_paths
+from .policy import MODE_VARIABLE, Isolation, alone_in_namespace, hidden_paths, needed_paths
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,9 +48,11 @@ class Zygote:
         env.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
                     "MPLBACKEND": "Agg", "PYTHONPATH": os.pathsep.join(
                         filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))})
+        # cwd: ``-m`` puts the working folder first on the path, and the grader may be run
+        # from anywhere (a class folder, another checkout): the zygote must import this grader.
         self.process = subprocess.Popen(
             [sys.executable, "-m", "grader.sandbox.zygote", str(theirs.fileno())],
-            stdin=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), env=env,
+            stdin=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), env=env, cwd=PROJECT_ROOT,
         )
         theirs.close()
         self.control = ours
@@ -92,17 +95,16 @@ class Zygote:
         os.set_blocking(out_r, False)
         return pid, ours, out_r
 
-    def kill(self, pid: int) -> None:
-        """End the sandbox and every process it left."""
-        self._ask({"op": "kill", "pid": pid})
+    def end(self, pid: int) -> int | None:
+        """End the sandbox and every process it left; its exit status."""
+        status = self._ask({"op": "end", "pid": pid})["status"]
+        return None if status is None else int(status)
 
     def sweep(self, pid: int) -> int:
         """End every process of the sandbox but its main one; how many there were."""
+        if self.isolation.namespaces and alone_in_namespace(pid):
+            return 0  # checked here: no round trip to the zygote at the end of every item
         return int(self._ask({"op": "sweep", "pid": pid})["swept"])
-
-    def wait(self, pid: int) -> int | None:
-        status = self._ask({"op": "wait", "pid": pid})["status"]
-        return None if status is None else int(status)
 
     def close(self) -> None:
         # At the end of its control channel the zygote ends its sandboxes and their leftovers.
@@ -149,6 +151,7 @@ class SandboxRunner:
         self.dropped = 0
         self.deadline = 0.0
         self.budget = limits.item_seconds
+        self.lost: str | None = None
         n_items = 16
         self.config = {
             "memory": limits.memory_mb * 1024 * 1024,
@@ -161,16 +164,37 @@ class SandboxRunner:
         self.load = self._start()
 
     def _start(self) -> LoadReport:
-        self.alive = True
-        self.lost: str | None = None
-        self.out_open = True
-        self.pid, self.sock, self.out = self.zygote.spawn(self.config)
-        return self._load(self.source)
+        """A fresh sandbox with the notebook loaded.
+
+        A cell that runs longer than ``cell_seconds`` is stopped and left out: the notebook is
+        loaded again without it, as a kernel goes on after an interrupted cell, and later
+        copies of the notebook leave it out too. All attempts together get ``load_seconds``.
+        """
+        load_deadline = time.monotonic() + self.limits.load_seconds
+        stopped: list[tuple[int, str]] = []
+        while True:
+            self.alive = True
+            self.lost = None
+            self.out_open = True
+            self.pending = bytearray()
+            self.pid, self.sock, self.out = self.zygote.spawn(self.config)
+            report, stuck = self._load(self.source, load_deadline)
+            if stuck is None:
+                errors = tuple(sorted(report.cell_errors + tuple(stopped)))
+                return replace(report, cell_errors=errors, stopped=tuple(n for n, _ in stopped))
+            self._stop()
+            self._collect()  # the stopped attempt's output: the next attempt prints it again
+            self.source = replace(self.source, cells=tuple(c for c in self.source.cells if c.number != stuck))
+            stopped.append((stuck, f"stopped: the cell ran longer than {self.limits.cell_seconds:g} s, "
+                                   "so it was left out of the notebook"))
 
     # ---- loading ------------------------------------------------------------------
 
-    def _load(self, source: SourceFile) -> LoadReport:
-        self.deadline = time.monotonic() + self.limits.load_seconds
+    def _load(self, source: SourceFile, load_deadline: float) -> tuple[LoadReport, int | None]:
+        """The load's report, or the number of a cell that overran ``cell_seconds`` (to be
+        left out) while the load as a whole still had time."""
+        numbers = {c.number for c in source.cells}
+        self.deadline = min(load_deadline, time.monotonic() + self.limits.cell_seconds)
         cell = None
         try:
             self._send({"notebook": source.notebook,
@@ -180,18 +204,21 @@ class SandboxRunner:
                 event = message.get("event") if isinstance(message, dict) else None
                 if event == "cell":
                     cell = message.get("number")
+                    self.deadline = min(load_deadline, time.monotonic() + self.limits.cell_seconds)
                 elif event == "loaded":
                     errors = _cell_errors(message.get("errors"))
-                    return LoadReport(errors, self._take_output(), None)
+                    return LoadReport(errors, self._take_output(), None), None
                 else:
                     self._lose("the sandbox sent an unexpected message while loading")
         except ItemTimeout:
+            if cell in numbers and time.monotonic() < load_deadline:
+                return LoadReport((), "", None), cell
             return LoadReport((), self._take_output(), "running the notebook's cells took longer "
-                              f"than {self.limits.load_seconds:g} s (stopped in cell {cell})")
+                              f"than {self.limits.load_seconds:g} s (stopped in cell {cell})"), None
         except RunnerLost as lost:
             where = f" while running cell {cell}" if cell is not None else ""
             return LoadReport((), self._take_output(),
-                              f"the notebook's process stopped{where}: {lost.why}")
+                              f"the notebook's process stopped{where}: {lost.why}"), None
 
     # ---- the runner protocol ----------------------------------------------------------
 
@@ -257,8 +284,7 @@ class SandboxRunner:
         if self.sock.fileno() == -1:
             return None
         self.alive = False
-        self.zygote.kill(self.pid)
-        status = self.zygote.wait(self.pid)
+        status = self.zygote.end(self.pid)
         self._drain(limit=16 * self.DRAIN_READS)  # what the pipe still holds
         self.sock.close()
         os.close(self.out)
@@ -297,7 +323,9 @@ class SandboxRunner:
             self._lose(f"the sandbox sent a malformed reply ({type(exc).__name__})")
 
     def _read(self, size: int) -> bytes:
-        data = bytearray()
+        """``size`` bytes of the child's frames; whatever more has arrived waits in ``pending``,
+        so a reply usually costs one ``select`` and one ``recv``."""
+        data = self.pending
         while len(data) < size:
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:
@@ -309,13 +337,15 @@ class SandboxRunner:
                 self._drain()
             if self.sock in ready:
                 try:
-                    chunk = self.sock.recv(min(size - len(data), 1 << 20))
+                    chunk = self.sock.recv(max(min(size - len(data), 1 << 20), 1 << 16))
                 except OSError:
                     chunk = b""
                 if not chunk:
                     self._died()
                 data += chunk
-        return bytes(data)
+        frame = bytes(data[:size])
+        del data[:size]
+        return frame
 
     def _drain(self, limit: int = DRAIN_READS) -> None:
         reads = 0

@@ -147,3 +147,13 @@ def bridge_dirs(covered: list[Path], keep: list[Path], scratch: list[Path]) -> l
                 found.add(ancestor)
                 break
     return outermost(list(found))
+
+
+def alone_in_namespace(pid: int) -> bool:
+    """The PID namespace of sandbox ``pid`` holds only its main process: a cheap look through
+    the sandbox's own /proc (which its code, unprivileged, cannot replace), before a scan of
+    the whole host. False when it cannot be read (ended, or not a namespaced sandbox)."""
+    try:
+        return [e for e in os.listdir(f"/proc/{pid}/root/proc") if e.isdigit()] == ["1"]
+    except OSError:
+        return False

@@ -73,6 +73,8 @@ def handle(message: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any]
             args = [_to_local(a) for a in wire.decode(message.get("args", []))]
             kwargs = {k: _to_local(v) for k, v in wire.decode(message.get("kwargs", {"$dict": {}})).items()}
             return {"value": wire.encode(value(*args, **kwargs))}
+        if op == "calls":
+            return _calls(message, namespace)
         if op == "module":
             return _module(message, namespace)
         return {"error": wire.encode_error(ValueError(f"unknown op {op!r}"))}
@@ -80,6 +82,22 @@ def handle(message: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any]
         return {"error": wire.encode_error(exc)}
     finally:
         _flush()
+
+
+def _calls(message: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any]:
+    """One function on several argument lists; each call's value or error, in order."""
+    function = _resolve(namespace, message["name"])
+    if isinstance(function, dict):
+        return function
+    results = []
+    for args, kwargs in message["calls"]:
+        try:
+            local_args = [_to_local(a) for a in wire.decode(args)]
+            local_kwargs = {k: _to_local(v) for k, v in wire.decode(kwargs).items()}
+            results.append(wire.encode(function(*local_args, **local_kwargs)))
+        except BaseException as exc:  # as for a single call: one failing case is that case's reply
+            results.append(wire.encode_error(exc))
+    return {"value": results}
 
 
 def _resolve(namespace: dict[str, Any], name: str) -> Any:

@@ -22,7 +22,7 @@ import time
 import traceback
 from typing import Any
 
-from .policy import NAMESPACES, probe
+from .policy import NAMESPACES, alone_in_namespace, probe
 
 _SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
 
@@ -127,22 +127,21 @@ def main(control_fd: int) -> None:
                 os.close(fd)
             live[pid] = workdir
             control.send(json.dumps({"pid": pid}).encode())
-        elif op == "kill":
-            if request["pid"] in live and request["pid"] not in sweeper.status:  # not reaped yet
-                _kill(request["pid"], isolation.namespaces)
-                sweeper.sweep(request["pid"], spare=False)
-            control.send(b"{}")
         elif op == "sweep":
             swept = sweeper.sweep(request["pid"], spare=True) if request["pid"] in live else 0
             control.send(json.dumps({"swept": swept}).encode())
-        elif op == "wait":
+        elif op == "end":
             pid = request["pid"]
             status = None
             if pid in live:
-                if pid not in sweeper.status:
+                if pid not in sweeper.status:  # not reaped yet
+                    _kill(pid, isolation.namespaces)
                     _, raw = os.waitpid(pid, 0)
                     sweeper.status[pid] = os.waitstatus_to_exitcode(raw)
-                sweeper.sweep(pid, spare=False)
+                # A PID namespace is empty once its PID 1 has been reaped (the kernel kills and
+                # reaps every other member first), so only a sandbox without one needs a sweep.
+                if not isolation.namespaces:
+                    sweeper.sweep(pid, spare=False)
                 status = sweeper.status.pop(pid)
                 workdir = live.pop(pid)
                 if workdir is not None:
@@ -192,14 +191,7 @@ class _Sweeper:
         return len(ended)
 
     def _alone(self, pid: int) -> bool:
-        """The sandbox's PID namespace holds only its main process (a cheap look through its
-        own /proc, which its code cannot replace, before a scan of the whole host)."""
-        if not self.namespaces or pid in self.status:
-            return False
-        try:
-            return [e for e in os.listdir(f"/proc/{pid}/root/proc") if e.isdigit()] == ["1"]
-        except OSError:
-            return False
+        return self.namespaces and pid not in self.status and alone_in_namespace(pid)
 
     def _members(self, pid: int, table: dict[int, tuple[int, str, int]]) -> set[int]:
         me = os.getpid()

@@ -15,7 +15,7 @@ from grader.sandbox.client import SandboxRunner, Zygote
 from grader.sandbox.policy import probe
 
 LIMITS = Limits(
-    load_seconds=5, item_seconds=2, memory_mb=512, processes=32, file_size_mb=1, output_kb=8
+    load_seconds=5, cell_seconds=3, item_seconds=2, memory_mb=512, processes=32, file_size_mb=1, output_kb=8
 )
 SECRET = "ATTENTION_SANDBOX_TEST_SECRET"
 

@@ -124,6 +124,45 @@ def test_sleeping_at_import_fails_the_load_on_time(zygote, hide):
         box.close()
 
 
+def _load_cells(zygote, hide, limits, *sources):
+    from grader.load import Cell, SourceFile
+    from grader.sandbox.client import SandboxRunner
+
+    cells = tuple(Cell(n, code) for n, code in enumerate(sources, start=1))
+    return SandboxRunner(zygote, SourceFile("probe", "probe.ipynb", cells), limits, hide)
+
+
+def test_a_cell_that_runs_too_long_is_stopped_and_left_out(zygote, hide):
+    from grader import wire
+
+    limits = dataclasses.replace(LIMITS, cell_seconds=1.0, load_seconds=5)
+    started = time.monotonic()
+    runner = _load_cells(zygote, hide, limits, "x = 1\nprint('one')", "print('two')\nwhile True: pass",
+                         "def f():\n    return x + 1\nprint('three')")
+    try:
+        assert 1.0 <= time.monotonic() - started < 1.0 + 2.0
+        load = runner.load
+        assert load.failure is None and load.stopped == (2,)
+        assert load.cell_errors == ((2, "stopped: the cell ran longer than 1 s, so it was left out of the notebook"),)
+        assert load.output.split() == ["one", "three"]
+        runner.begin_item("probe")
+        reply = runner.request({"op": "call", "name": "f", "args": wire.encode([]), "kwargs": wire.encode({})})
+        assert wire.decode(reply["value"]) == 2
+    finally:
+        runner.close()
+
+
+def test_cells_that_keep_overrunning_fail_the_load_within_its_limit(zygote, hide):
+    limits = dataclasses.replace(LIMITS, cell_seconds=0.8, load_seconds=2.0)
+    started = time.monotonic()
+    runner = _load_cells(zygote, hide, limits, *["import time\ntime.sleep(60)"] * 5)
+    try:
+        assert "took longer than 2 s" in runner.load.failure
+        assert time.monotonic() - started < 2.0 + 2.0
+    finally:
+        runner.close()
+
+
 def test_a_memory_bomb_fails_the_call_not_the_sandbox(box):
     with pytest.raises(Raised, match="MemoryError"):
         box.call("bomb")

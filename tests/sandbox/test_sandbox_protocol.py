@@ -121,3 +121,19 @@ def test_timers_and_signal_handlers_end_with_the_item(box):
     assert box.call("arm_alarm") == "armed"
     box.next_item()
     assert box.call("nap", 0.6) == "rested"  # the alarm would have gone off by now
+
+
+def test_the_zygote_runs_this_grader_whatever_the_working_folder(tmp_path, monkeypatch):
+    """``python -m`` looks in the working folder first: a ``grader`` package there (in a
+    class folder the instructor grades from, say) must not become the zygote."""
+    from grader.sandbox.client import Zygote
+
+    fake = tmp_path / "grader" / "sandbox"
+    fake.mkdir(parents=True)
+    for init in (tmp_path / "grader" / "__init__.py", fake / "__init__.py"):
+        init.write_text("")
+    (fake / "zygote.py").write_text(f"open({str(tmp_path / 'impostor ran')!r}, 'w').close()\n")
+    monkeypatch.chdir(tmp_path)
+    zygote = Zygote()
+    zygote.close()
+    assert not (tmp_path / "impostor ran").exists()
