@@ -67,6 +67,30 @@ def _warm_up() -> None:
         pass
 
 
+MADV_COLLAPSE = 25
+HUGE_PAGE = 2 << 20
+
+
+def _collapse_into_huge_pages() -> None:
+    """Back the warm heap (~170 MB after importing torch) with 2 MiB pages where the kernel
+    can (Linux 6.1+, transparent huge pages not disabled): a fork then copies a few hundred
+    page-table entries instead of ~44,000, and a sandbox's exit frees as few, which made
+    forking and ending a sandbox about three times cheaper here. A sandbox's own writes are
+    still copied 4 KiB at a time. Where the kernel refuses, nothing changes."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    with open("/proc/self/maps") as handle:
+        regions = [line.split() for line in handle]
+    for fields in regions:
+        name = fields[5] if len(fields) > 5 else ""
+        if not fields[1].startswith("rw") or name not in ("", "[heap]"):
+            continue  # files and stacks stay as they are
+        start, end = (int(x, 16) for x in fields[0].split("-"))
+        first, last = -(-start // HUGE_PAGE) * HUGE_PAGE, end // HUGE_PAGE * HUGE_PAGE
+        if last > first:
+            libc.madvise(first, last - first, MADV_COLLAPSE)
+
+
 PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -77,6 +101,8 @@ def main(control_fd: int) -> None:
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     _warm_up()
     from . import child
+
+    _collapse_into_huge_pages()
 
     address_space = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     # A uid of its own (rlimits on processes are per uid, and kill(-1) as this uid reaches
