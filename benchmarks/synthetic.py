@@ -6,8 +6,8 @@
   solutions without nbgrader's markers, the hidden-test regions removed as in the release);
 * ``buggy``: the same, with one catalogue mutant as an extra code cell right after the
   solution cell of the mutant's item (so nbgrader's test cell sees the bug too);
-* ``hang``: ``softmax`` loops forever (the visible test cell already hangs on it; so do the
-  later cells that call softmax);
+* ``hang``: ``softmax`` loops forever (nbgrader's run hangs in its test cell; ours, which
+  leaves test cells out, meets it only in the softmax item's checks);
 * ``broken``: ``attention_numpy.ipynb`` is truncated, invalid JSON.
 
 The mix is deterministic for a given ``n`` and seed; students are ``s0000``, ``s0001``, ...

@@ -71,7 +71,7 @@ class Trial:
         return np.random.default_rng(self.rng_seed)
 
     def tolerance(self, dtype: Any) -> Tolerance:
-        return self.item.tolerance(np.dtype(dtype).name)
+        return self.item.tolerance(wire.dtype_name(np.dtype(dtype)))
 
     def reference(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """``fn(*args, **kwargs)`` computed once per (seed, item, check, call number)."""
