@@ -83,21 +83,14 @@ class Trial:
 
     # ---- calling the submission -------------------------------------------------------
 
-    def call(self, *args: Any, name: str | None = None, **kwargs: Any) -> Any:
-        """The student's ``name`` (default: this item) called on the arguments."""
-        name = name or self.item.name
-        reply = self._request({"op": "call", "name": name, "args": wire.encode(list(args)),
-                               "kwargs": wire.encode(kwargs)}, name)
-        if isinstance(reply, RaisedError):
-            raise CheckFailed(f"{name}({_signature(args, kwargs)}) raised {reply.describe()}")
-        return reply
-
     def call_each(self, calls: Sequence[Args], name: str | None = None) -> Iterator[Any]:
-        """``call`` on each of ``calls``, sent to the sandbox as one request: a round trip
-        between processes costs more than most calls, so a check makes one, not one per case.
+        """The student's ``name`` (default: this item) called on each of ``calls``, sent to
+        the sandbox as one request: a round trip between processes costs more than most
+        calls, so a check makes one, not one per case.
 
         The replies come in order, and the reply of a call that raised raises ``CheckFailed``
-        when the check reaches it, so a check reports the same first failure as with ``call``.
+        when the check reaches it, so a check reports the first failure in the order of its
+        cases, as if it had made the calls one by one.
         """
         name = name or self.item.name
         for args, reply in zip(calls, self._call_each(calls, name), strict=True):
@@ -106,7 +99,7 @@ class Trial:
             yield reply
 
     def raised_each(self, calls: Sequence[Args], name: str | None = None) -> list[RaisedError | None]:
-        """``call_raises`` on each of ``calls``, in one request."""
+        """For each of ``calls``, in one request: the exception it raised, or None if it returned."""
         replies = self._call_each(calls, name or self.item.name)
         return [reply if isinstance(reply, RaisedError) else None for reply in replies]
 
@@ -117,13 +110,6 @@ class Trial:
         if not isinstance(replies, list) or len(replies) != len(calls):
             raise CheckFailed("the sandbox sent a malformed reply")
         return replies
-
-    def call_raises(self, *args: Any, name: str | None = None, **kwargs: Any) -> RaisedError | None:
-        """The exception the call raised, or None if it returned."""
-        name = name or self.item.name
-        reply = self._request({"op": "call", "name": name, "args": wire.encode(list(args)),
-                               "kwargs": wire.encode(kwargs)}, name)
-        return reply if isinstance(reply, RaisedError) else None
 
     def module(self, *init: Any, name: str | None = None, state: dict[str, np.ndarray] | None = None,
                method: str | None = "forward", args: Sequence[Any] = (), kwargs: dict[str, Any] | None = None,

@@ -1,7 +1,7 @@
 """Hidden checks for part 1 (NumPy functions).
 
 Each check draws its inputs from ``t.rng``, calls the student's function through
-``t.call`` and, when something is wrong, says which property broke. Comparisons with the
+``t.call_each`` and, when something is wrong, says which property broke. Comparisons with the
 reference go through ``expect_close`` (which never prints the reference's numbers); the
 only values a message quotes are the student's own.
 

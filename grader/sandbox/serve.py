@@ -63,16 +63,9 @@ def exec_cell(number: int, source: str, namespace: dict[str, Any]) -> str | None
 
 
 def handle(message: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any]:
-    """Answer one request: ``call`` a function or exercise a ``module``."""
+    """Answer one request: ``calls`` of a function or exercise a ``module``."""
     op = message.get("op")
     try:
-        if op == "call":
-            value = _resolve(namespace, message["name"])
-            if isinstance(value, dict):
-                return value
-            args = [_to_local(a) for a in wire.decode(message.get("args", []))]
-            kwargs = {k: _to_local(v) for k, v in wire.decode(message.get("kwargs", {"$dict": {}})).items()}
-            return {"value": wire.encode(value(*args, **kwargs))}
         if op == "calls":
             return _calls(message, namespace)
         if op == "module":

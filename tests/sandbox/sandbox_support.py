@@ -44,13 +44,14 @@ class Box:
 
     def call(self, name: str, *args: Any) -> Any:
         reply = self.runner.request(
-            {"op": "call", "name": name, "args": wire.encode(list(args)), "kwargs": wire.encode({})}
+            {"op": "calls", "name": name, "calls": [[wire.encode(list(args)), wire.encode({})]]}
         )
         assert isinstance(reply, dict), reply
         assert "missing" not in reply, reply
-        if "error" in reply:
-            raise Raised(wire.decode(reply["error"]))
-        return wire.decode(reply["value"])
+        (value,) = wire.decode(reply["value"])
+        if isinstance(value, wire.RaisedError):
+            raise Raised(value)
+        return value
 
     def next_item(self) -> str:
         """End the item (its output) and begin the next."""

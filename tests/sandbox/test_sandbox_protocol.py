@@ -41,7 +41,7 @@ def deep():
     time.sleep(5)
 
 def flood():
-    frame = b'{"value": 1}'
+    frame = b'{"value": [1]}'  # a reply to the request in progress, forged
     packed = struct.pack(">I", len(frame)) + frame
     fd = channel()
     for _ in range(1000):
