@@ -245,14 +245,14 @@ def expect_close(t: Trial, actual: np.ndarray, expected: np.ndarray, what: str, 
     expect_shape(actual, expected.shape, what)
     if actual.dtype.kind not in "fiub":
         raise CheckFailed(f"{what} has dtype {actual.dtype}, expected real numbers")
-    a = actual.astype(np.float64)
     ok = close_mask(t, actual, expected)
     if not ok.all():
         bad = np.argwhere(~ok)
         first = tuple(bad[0])
-        detail = " (it is NaN)" if np.isnan(a[first]) else (" (it is infinite)" if np.isinf(a[first]) else "")
+        value = float(actual[first])
+        detail = " (it is NaN)" if np.isnan(value) else (" (it is infinite)" if np.isinf(value) else "")
         raise CheckFailed(
-            f"{len(bad)} of {a.size} entries of {what} do not match {against}; "
+            f"{len(bad)} of {actual.size} entries of {what} do not match {against}; "
             f"the first is at {fmt_index(first)}{detail}"
         )
 
