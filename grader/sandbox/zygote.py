@@ -22,7 +22,7 @@ import time
 import traceback
 from typing import Any
 
-from .policy import NAMESPACES, alone_in_namespace, probe
+from .policy import NAMESPACES, probe
 
 _SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
 
@@ -112,7 +112,7 @@ def main(control_fd: int) -> None:
              "uid": uid}
     control.send(json.dumps(hello).encode())
     live: dict[int, str | None] = {}  # pid -> its scratch folder when it has no namespaces
-    sweeper = _Sweeper(uid if isolation.drop_uid else None, live, isolation.namespaces)
+    sweeper = _Sweeper(uid if isolation.drop_uid else None, live)
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(control, 1 << 20, 2)
@@ -190,16 +190,13 @@ class _Sweeper:
     clean-up: the processes of the sandbox's uid, when it has one, and its descendants
     and the orphans adopted by this zygote (a subreaper) in any case."""
 
-    def __init__(self, uid: int | None, live: dict[int, str | None], namespaces: bool):
+    def __init__(self, uid: int | None, live: dict[int, str | None]):
         self.uid = uid
         self.live = live
-        self.namespaces = namespaces
         self.status: dict[int, int] = {}  # exit codes of sandboxes reaped while sweeping
 
     def sweep(self, pid: int, spare: bool) -> int:
         """SIGKILL them until none is left; ``spare`` keeps the sandbox's main process."""
-        if spare and self._alone(pid):
-            return 0
         ended: set[int] = set()
         deadline = time.monotonic() + 5.0
         while time.monotonic() < deadline:
@@ -215,9 +212,6 @@ class _Sweeper:
             ended |= victims
             time.sleep(0.001)
         return len(ended)
-
-    def _alone(self, pid: int) -> bool:
-        return self.namespaces and pid not in self.status and alone_in_namespace(pid)
 
     def _members(self, pid: int, table: dict[int, tuple[int, str, int]]) -> set[int]:
         me = os.getpid()
