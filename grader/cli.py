@@ -6,11 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
+from . import __version__
 from .config import DEFAULT_ASSIGNMENT, ConfigError
+from .extras import require_extra
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     grade = commands.add_parser("grade", help="grade a class: one folder per student")
@@ -38,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "grade":
             return _grade(args)
         if args.command == "release":
+            require_extra("nbgrader", "course", "release")
             from .release import release_assignment
 
             for path in release_assignment(args.source, args.out):

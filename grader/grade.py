@@ -6,12 +6,13 @@ import secrets
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import __version__
 from .checks import known_checks
 from .config import DEFAULT_ASSIGNMENT, Assignment, load_assignment
+from .extras import require_extra
 from .load import discover
 from .pool import Job, default_jobs, run_dask, run_local
 from .report import ReportWriter, Summary
@@ -43,8 +44,17 @@ def grade_class(
     class_dir, out_dir = Path(class_dir).resolve(), Path(out_dir).resolve()
     if out_dir == class_dir or class_dir in out_dir.parents:
         raise ValueError(f"{out_dir}: the output folder must not be inside the class folder {class_dir}")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ValueError(f"--out {out_dir}: a file is in the way; give a folder (new, or one from an earlier run)")
+    if jobs is not None and jobs < 1:
+        raise ValueError(f"--jobs {jobs}: give 1 or more worker processes")
+    if scheduler:
+        require_extra("distributed", "cluster", "--scheduler")
     assignment = load_assignment(assignment_path, known_checks())
-    folders = discover(class_dir)
+    found = discover(class_dir, assignment.name, assignment.notebooks)
+    folders = list(found.students)
+    for skipped in found.skipped:
+        log(f"skipped {skipped}")
     seed = secrets.randbelow(2**31) if seed is None else seed
     jobs = jobs or default_jobs()
     isolation = probe()
@@ -74,7 +84,7 @@ def grade_class(
         done += 1
         if progress is not None:
             progress(done, len(folders))
-    summary = writer.close()
+    summary = replace(writer.close(), skipped=found.skipped)
     return RunOutcome(seed, summary, out_dir, time.perf_counter() - started, isolation.notes)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,8 +24,22 @@ MAX_FILE_BYTES = 20 * 1024 * 1024
 
 @dataclass(frozen=True)
 class Cell:
-    number: int  # 1-based position among the notebook's cells, as Jupyter shows them
+    # 1-based among the notebook's code cells (markdown cells are not counted: the student
+    # sees no number on them), test cells included though they are not run.
+    number: int
     source: str
+
+    @property
+    def label(self) -> str:
+        """The cell as the student finds it: its number and its first line."""
+        return cell_label(self.number, self.source)
+
+
+def cell_label(number: int, source: str) -> str:
+    first = next((line.strip() for line in source.splitlines() if line.strip()), "")
+    if len(first) > 60:
+        first = first[:57] + "..."
+    return f"code cell {number}" + (f" ({first})" if first else "")
 
 
 @dataclass(frozen=True)
@@ -35,6 +50,7 @@ class SourceFile:
     path: str | None  # relative to the student's folder; None when not submitted
     cells: tuple[Cell, ...]
     problem: str | None = None
+    note: str | None = None  # which file was taken, when it is not the expected one
 
 
 @dataclass(frozen=True)
@@ -50,13 +66,48 @@ class Submission:
         raise KeyError(notebook)
 
 
-def discover(class_dir: Path) -> list[Path]:
-    """The student folders of a class, sorted by id; files and hidden entries are skipped."""
+@dataclass(frozen=True)
+class ClassFolder:
+    """A class folder as found: its student folders, sorted by id, and what was skipped."""
+
+    students: tuple[Path, ...]
+    skipped: tuple[str, ...]  # names of entries that are not student folders, with why
+
+
+class ClassFolderError(ValueError):
+    """The class folder cannot be graded as given; the message names the fix."""
+
+
+def discover(class_dir: Path, assignment: str = "", notebooks: tuple[str, ...] = ()) -> ClassFolder:
+    """The student folders of a class. Files and folders whose names begin with "." are
+    skipped (and listed). With the assignment's notebooks, a class folder that holds none
+    of its own, or that looks like one student's folder, is an error."""
     class_dir = Path(class_dir)
     if not class_dir.is_dir():
-        raise FileNotFoundError(f"{class_dir}: not a folder of student submissions")
-    folders = [p for p in class_dir.iterdir() if p.is_dir() and not p.name.startswith(".")]
-    return sorted(folders, key=lambda p: unicodedata.normalize("NFC", p.name))
+        kind = "a file" if class_dir.exists() else "not found"
+        raise ClassFolderError(f"{class_dir}: {kind}; give the folder that holds one folder per student")
+    students, skipped = [], []
+    for entry in class_dir.iterdir():
+        if entry.name.startswith("."):
+            skipped.append(f"{entry.name} (its name begins with '.')")
+        elif not entry.is_dir():
+            skipped.append(f"{entry.name} (a file, not a student's folder)")
+        else:
+            students.append(entry)
+    if notebooks:
+        # A student's own layouts: the notebooks in the folder, or in its <assignment>/ folder.
+        places = [p for p in (class_dir, class_dir / assignment) if p.is_dir()]
+        own = [found.path for place in places for nb in notebooks
+               if (found := find_notebook(place, assignment, nb, depth=0)) is not None]
+        if own:
+            raise ClassFolderError(
+                f"{class_dir} looks like a single student's folder (it holds {own[0].relative_to(class_dir)}); "
+                "give the folder that holds one folder per student")
+    if not students:
+        raise ClassFolderError(f"{class_dir}: no student folders in it; give the folder that holds one "
+                               "folder per student (named by the student's id)")
+    key = lambda p: unicodedata.normalize("NFC", p.name)  # noqa: E731
+    return ClassFolder(tuple(sorted(students, key=key)), tuple(sorted(skipped)))
 
 
 def load_submission(folder: Path, assignment: str, notebooks: tuple[str, ...]) -> Submission:
@@ -65,19 +116,89 @@ def load_submission(folder: Path, assignment: str, notebooks: tuple[str, ...]) -
     return Submission(student=folder.name, folder=folder, files=files)
 
 
+# Upload names that still count as the notebook: another copy's " (1)", "-2", " copy".
+_COPY_SUFFIX = re.compile(r"(?:\s*\(\d+\)|-\d+|_\d+|\s*-?\s*copy(?:\s*\d+)?)?", re.IGNORECASE)
+_SKIPPED_FOLDERS = {"__macosx", "__pycache__"}
+
+
+@dataclass(frozen=True)
+class Found:
+    path: Path
+    note: str | None  # why it is not the expected name or place; None when it is
+
+
+def find_notebook(folder: Path, assignment: str, notebook: str, depth: int = 2) -> Found | None:
+    """The file of ``notebook`` in a student's folder, by the documented rule:
+
+    * where: the folder itself, nbgrader's ``<assignment>/`` inside it, or any folder at most
+      ``depth`` levels down (one extra level around either layout is a common upload);
+      folders whose names begin with "." (``.ipynb_checkpoints``) are never searched;
+    * what: ``<notebook>.ipynb``, else ``<notebook>.py``; then the same with another case or a
+      copy's suffix (``attention_numpy (1).ipynb``, ``-2``, `` copy``);
+    * the first by (exact name, expected place, shallower, notebook before module), then the
+      newest; the note says what was taken when it is not the expected file.
+    """
+    expected = (folder / assignment, folder)
+    candidates = []
+    for path in _files(folder, depth):
+        stem, suffix = path.stem, path.suffix.lower()
+        if suffix not in (".ipynb", ".py"):
+            continue
+        exact = stem == notebook
+        if not exact:
+            if not stem.lower().startswith(notebook.lower()):
+                continue
+            if not _COPY_SUFFIX.fullmatch(stem[len(notebook):]):
+                continue
+        try:
+            mtime = path.stat().st_mtime
+        except OSError:
+            continue
+        rank = (not exact, path.parent not in expected, len(path.relative_to(folder).parts),
+                suffix != ".ipynb", -mtime, str(path))
+        candidates.append((rank, path))
+    if not candidates:
+        return None
+    candidates.sort()
+    rank, best = candidates[0]
+    ties = sum(1 for other, _ in candidates if other[:4] == rank[:4])
+    reasons = []
+    if rank[0]:
+        reasons.append(f"its name is not {notebook}{best.suffix}")
+    if rank[1]:
+        reasons.append(f"it is not in the student's folder or its {assignment}/ folder")
+    if ties > 1:
+        reasons.append(f"the newest of {ties} such files")
+    rel = best.relative_to(folder)
+    return Found(best, f"graded {rel}: {'; '.join(reasons)}" if reasons else None)
+
+
+def _files(folder: Path, depth: int) -> list[Path]:
+    found = []
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return found
+    for entry in entries:
+        if entry.name.startswith(".") or entry.name.lower() in _SKIPPED_FOLDERS:
+            continue
+        if entry.is_file():
+            found.append(entry)
+        elif depth > 0 and entry.is_dir() and not entry.is_symlink():
+            found.extend(_files(entry, depth - 1))
+    return found
+
+
 def _load_notebook(folder: Path, assignment: str, notebook: str) -> SourceFile:
-    # nbgrader's layout (<student>/<assignment>/<notebook>) or flat; a notebook beats a module.
-    for base in (folder / assignment, folder):
-        for suffix in (".ipynb", ".py"):
-            path = base / (notebook + suffix)
-            if path.is_file():
-                rel = str(path.relative_to(folder))
-                try:
-                    cells = read_cells(path)
-                except ValueError as exc:
-                    return SourceFile(notebook, rel, (), f"{rel} could not be read: {exc}")
-                return SourceFile(notebook, rel, cells)
-    return SourceFile(notebook, None, (), f"{notebook}.ipynb was not submitted")
+    found = find_notebook(folder, assignment, notebook)
+    if found is None:
+        return SourceFile(notebook, None, (), f"{notebook}.ipynb was not submitted")
+    rel = str(found.path.relative_to(folder))
+    try:
+        cells = read_cells(found.path)
+    except ValueError as exc:
+        return SourceFile(notebook, rel, (), f"{rel} could not be read: {exc}", found.note)
+    return SourceFile(notebook, rel, cells, None, found.note)
 
 
 def read_cells(path: Path) -> tuple[Cell, ...]:
@@ -108,8 +229,12 @@ def _notebook_cells(text: str) -> tuple[Cell, ...]:
     if not isinstance(doc, dict) or not isinstance(doc.get("cells"), list):
         raise ValueError("not a valid notebook (no list of cells)")
     cells = []
-    for number, cell in enumerate(doc["cells"], start=1):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code" or is_test_cell(cell):
+    number = 0
+    for cell in doc["cells"]:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        number += 1
+        if is_test_cell(cell):
             continue
         source = cell.get("source", "")
         if isinstance(source, list) and all(isinstance(line, str) for line in source):

@@ -23,13 +23,36 @@ class Summary:
     mean: float
     max_score: float
     pass_rates: tuple[tuple[str, float], ...]  # item -> share of students with full points
+    # "student: notebook ..." for each notebook missing, taken under another name or place,
+    # or unreadable: the cases an instructor wants to hear about before the grades go out.
+    file_problems: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()  # entries of the class folder that are not student folders
 
     def lines(self) -> list[str]:
         out = [f"{self.students} students graded; class mean {self.mean:.1f} / {fmt_points(self.max_score)}"]
         if self.students:
             width = max(len(name) for name, _ in self.pass_rates)
             out += [f"  {name:<{width}}  {rate:6.1%} full marks" for name, rate in self.pass_rates]
+        if self.file_problems:
+            out.append("notebooks missing, taken under another name or place, or unusable:")
+            out += [f"  {line}" for line in self.file_problems]
+        if self.skipped:
+            out.append("skipped in the class folder (not student folders):")
+            out += [f"  {line}" for line in self.skipped]
         return out
+
+
+def file_problems(result: SubmissionResult) -> list[str]:
+    """What went wrong with finding or reading each of a student's notebooks."""
+    lines = []
+    for nb in result.notebooks:
+        if nb.path is None:
+            lines.append(f"{result.student}: {nb.notebook} missing ({nb.failure})")
+        elif nb.note:
+            lines.append(f"{result.student}: {nb.notebook}: {nb.note}")
+        if nb.path is not None and nb.failure:
+            lines.append(f"{result.student}: {nb.notebook}: {nb.failure}")
+    return lines
 
 
 class ReportWriter:
@@ -40,6 +63,7 @@ class ReportWriter:
         self.assignment = assignment
         self.run = run
         self.rows: list[tuple[str, float, list[float]]] = []
+        self.file_problems: list[str] = []
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / "feedback").mkdir(exist_ok=True)
         self._json: TextIO = open(out_dir / "results.json", "w", encoding="utf-8")
@@ -51,6 +75,7 @@ class ReportWriter:
             self._json.write(",\n")
         self._first = False
         json.dump(result.to_json(), self._json, ensure_ascii=False)
+        self.file_problems += file_problems(result)
         by_item = {item.name: item.earned for item in result.items}
         self.rows.append((result.student, result.score, [by_item.get(i.name, 0.0) for i in self.assignment.items]))
         path = self.out_dir / "feedback" / f"{result.student}.md"
@@ -74,7 +99,7 @@ class ReportWriter:
             for k, item in enumerate(self.assignment.items)
         )
         mean = sum(score for _, score, _ in self.rows) / n if n else 0.0
-        return Summary(n, mean, self.assignment.max_score, rates)
+        return Summary(n, mean, self.assignment.max_score, rates, tuple(sorted(self.file_problems)))
 
 
 def feedback(result: SubmissionResult) -> str:
@@ -84,16 +109,21 @@ def feedback(result: SubmissionResult) -> str:
     for nb in result.notebooks:
         if nb.failure:
             lines += [f"> **{nb.notebook}**: {nb.failure}", ""]
-        for number, error in nb.cell_errors:
-            lines += [f"> {nb.notebook}, cell {number} raised `{_one_line(error)}` while the notebook ran "
-                      "(the following cells still ran).", ""]
+        if nb.note:
+            lines += [f"> **{nb.notebook}**: {nb.note}", ""]
+        for cell, error in nb.cell_errors:
+            lines += [f"> {nb.notebook}, {cell.replace('`', chr(39))} raised `{_one_line(error)}` while the "
+                      "notebook ran (the following cells still ran).", ""]
     lines += ["| item | points |", "| --- | --- |"]
     lines += [f"| `{item.name}` | {fmt_points(item.earned)} / {fmt_points(item.points)} |" for item in result.items]
     lines.append("")
+    unusable = {nb.failure for nb in result.notebooks if nb.failure}
     for item in result.items:
         failed = [c for c in item.checks if not c.passed]
         if not failed and not item.output:
             continue
+        if item.error in unusable:
+            continue  # said once above, for its notebook, not once per check
         lines += [f"## `{item.name}`: {fmt_points(item.earned)} / {fmt_points(item.points)}", ""]
         for c in item.checks:
             mark = "passed" if c.passed else "**failed**"

@@ -32,8 +32,9 @@ class NotebookReport:
     notebook: str
     path: str | None
     failure: str | None  # could not be read or loaded at all
-    cell_errors: tuple[tuple[int, str], ...]
+    cell_errors: tuple[tuple[str, str], ...]  # (the cell as the student sees it, the error)
     output: str  # printed while the cells ran, capped
+    note: str | None = None  # which file was graded, when not the expected one
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ class SubmissionResult:
             for item in data["items"]
         )
         notebooks = tuple(
-            NotebookReport(**{**nb, "cell_errors": tuple((int(n), str(e)) for n, e in nb["cell_errors"])})
+            NotebookReport(**{**nb, "cell_errors": tuple((str(n), str(e)) for n, e in nb["cell_errors"])})
             for nb in data["notebooks"]
         )
         return cls(**{**data, "items": items, "notebooks": notebooks})

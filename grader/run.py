@@ -94,12 +94,14 @@ def _grade_notebook(
     source: SourceFile, items: Sequence[Item], seed: int, open_runner: RunnerFactory
 ) -> tuple[NotebookReport, list[ItemResult]]:
     if source.problem is not None:
-        report = NotebookReport(source.notebook, source.path, source.problem, (), "")
+        report = NotebookReport(source.notebook, source.path, source.problem, (), "", source.note)
         return report, [_zero(item, source.problem) for item in items]
     first = open_runner(source)
     runner: Runner | None = first
     load = first.load
-    report = NotebookReport(source.notebook, source.path, load.failure, load.cell_errors, load.output)
+    labels = {cell.number: cell.label for cell in source.cells}
+    errors = tuple((labels.get(n, f"code cell {n}"), e) for n, e in load.cell_errors)
+    report = NotebookReport(source.notebook, source.path, load.failure, errors, load.output, source.note)
     results = []
     for item in items:
         if runner is None:

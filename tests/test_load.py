@@ -4,7 +4,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.load import discover, load_submission, read_cells
+from grader.load import ClassFolderError, discover, find_notebook, load_submission, read_cells
 
 NOTEBOOKS = ("attention_numpy", "attention_torch")
 
@@ -19,9 +19,72 @@ def test_discover_sorts_student_folders_and_skips_files_and_hidden(tmp_path: Pat
     for name in ("zoë", "Ada Lovelace", ".ipynb_checkpoints", "ünal"):
         (tmp_path / name).mkdir()
     (tmp_path / "notes.txt").write_text("x")
-    assert [p.name for p in discover(tmp_path)] == ["Ada Lovelace", "zoë", "ünal"]
-    with pytest.raises(FileNotFoundError):
+    found = discover(tmp_path)
+    assert [p.name for p in found.students] == ["Ada Lovelace", "zoë", "ünal"]
+    assert found.skipped == (".ipynb_checkpoints (its name begins with '.')",
+                             "notes.txt (a file, not a student's folder)")
+    with pytest.raises(ClassFolderError, match="not found"):
         discover(tmp_path / "nope")
+    with pytest.raises(ClassFolderError, match="a file"):
+        discover(tmp_path / "notes.txt")
+
+
+def test_an_empty_class_is_an_error_naming_the_fix(tmp_path: Path):
+    (tmp_path / ".hidden").mkdir()
+    with pytest.raises(ClassFolderError, match="no student folders in it; give the folder that holds one folder"):
+        discover(tmp_path, "attention", NOTEBOOKS)
+
+
+@pytest.mark.parametrize("where", ["attention_numpy.ipynb", "attention/attention_torch.py"])
+def test_a_single_students_folder_given_as_the_class_is_an_error(tmp_path: Path, where: str):
+    (tmp_path / where).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / where).write_text(notebook("x = 1"))
+    (tmp_path / "other").mkdir()
+    with pytest.raises(ClassFolderError, match=f"looks like a single student's folder .it holds {where}"):
+        discover(tmp_path, "attention", NOTEBOOKS)
+
+
+@pytest.mark.parametrize("path, note", [
+    ("attention_numpy.ipynb", None),
+    ("attention/attention_numpy.ipynb", None),
+    ("attention_numpy (1).ipynb", "its name is not attention_numpy.ipynb"),
+    ("Attention_Numpy.ipynb", "its name is not attention_numpy.ipynb"),
+    ("attention_numpy-2.py", "its name is not attention_numpy.py"),
+    ("attention_numpy copy.ipynb", "its name is not attention_numpy.ipynb"),
+    ("submission/attention_numpy.ipynb", "it is not in the student's folder or its attention/ folder"),
+    ("attention/attention/attention_numpy.ipynb", "it is not in the student's folder or its attention/ folder"),
+])
+def test_the_documented_rule_tolerates_upload_names_and_says_what_it_took(tmp_path: Path, path: str, note: str | None):
+    (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / path).write_text(notebook("x = 1"))
+    found = find_notebook(tmp_path, "attention", "attention_numpy")
+    assert found is not None and found.path == tmp_path / path
+    assert found.note == (None if note is None else f"graded {path}: {note}")
+    source = load_submission(tmp_path, "attention", NOTEBOOKS).file("attention_numpy")
+    assert source.path == path and source.note == found.note and source.problem is None
+
+
+@pytest.mark.parametrize("path", ["attention_numpy_v2.ipynb", "my_attention_numpy.ipynb", "a/b/c/attention_numpy.ipynb",
+                                  ".ipynb_checkpoints/attention_numpy.ipynb", "attention_numpy.txt"])
+def test_other_names_and_deeper_folders_are_not_taken(tmp_path: Path, path: str):
+    (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / path).write_text(notebook("x = 1"))
+    assert find_notebook(tmp_path, "attention", "attention_numpy") is None
+
+
+def test_the_expected_file_beats_a_copy_and_the_newest_copy_wins(tmp_path: Path):
+    import os
+
+    for name, mtime in (("attention_numpy (1).ipynb", 100), ("attention_numpy (2).ipynb", 200)):
+        (tmp_path / name).write_text(notebook("x = 1"))
+        os.utime(tmp_path / name, (mtime, mtime))
+    found = find_notebook(tmp_path, "attention", "attention_numpy")
+    assert found is not None and found.path.name == "attention_numpy (2).ipynb"
+    assert found.note is not None and "the newest of 2 such files" in found.note
+    (tmp_path / "attention").mkdir()
+    (tmp_path / "attention" / "attention_numpy.ipynb").write_text(notebook("x = 1"))
+    found = find_notebook(tmp_path, "attention", "attention_numpy")
+    assert found is not None and found.path == tmp_path / "attention" / "attention_numpy.ipynb" and found.note is None
 
 
 def test_flat_and_nbgrader_layouts_notebook_beats_module(tmp_path: Path):
@@ -40,7 +103,9 @@ def test_flat_and_nbgrader_layouts_notebook_beats_module(tmp_path: Path):
     torch_file = sub.file("attention_torch")
     assert torch_file.path == "attention/attention_torch.ipynb"
     assert [c.source for c in torch_file.cells] == ["y = 2\n"]
-    assert torch_file.cells[0].number == 2  # the markdown cell counts, as Jupyter shows it
+    # Numbered among code cells: the student sees no number on a markdown cell.
+    assert torch_file.cells[0].number == 1
+    assert torch_file.cells[0].label == "code cell 1 (y = 2)"
 
 
 def test_magics_and_shell_escapes_become_calls(tmp_path: Path):
@@ -93,14 +158,15 @@ def test_nbgrader_test_cells_are_left_out_solutions_and_demos_kept(tmp_path: Pat
         nb.cells.append(cell)
     path = tmp_path / "a.ipynb"
     path.write_text(nbformat.writes(nb))
-    assert [c.number for c in read_cells(path)] == [1, 3, 4, 5]
+    assert [c.number for c in read_cells(path)] == [1, 3, 4, 5]  # the test cell keeps its number
 
 
 def test_the_released_test_cells_are_exactly_the_cells_left_out():
     source = Path(__file__).resolve().parents[1] / "assignments" / "attention" / "attention_numpy.ipynb"
     doc = json.loads(source.read_text(encoding="utf-8"))
     kept = {c.number for c in read_cells(source)}
-    tests = {n for n, c in enumerate(doc["cells"], start=1)
-             if c["cell_type"] == "code" and c["metadata"].get("nbgrader", {}).get("grade_id", "").startswith("test_")}
-    code = {n for n, c in enumerate(doc["cells"], start=1) if c["cell_type"] == "code"}
+    code_cells = [c for c in doc["cells"] if c["cell_type"] == "code"]
+    tests = {n for n, c in enumerate(code_cells, start=1)
+             if c["metadata"].get("nbgrader", {}).get("grade_id", "").startswith("test_")}
+    code = set(range(1, len(code_cells) + 1))
     assert tests and kept == code - tests

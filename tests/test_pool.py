@@ -156,4 +156,4 @@ def test_dask_cluster_grades_exactly_like_the_local_pool(small_class, tmp_path):
 def pool_folders(class_dir: Path) -> list[Path]:
     from grader.load import discover
 
-    return discover(class_dir)
+    return list(discover(class_dir).students)

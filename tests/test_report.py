@@ -1,6 +1,6 @@
 import csv
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from grader.checks import known_checks
@@ -21,7 +21,7 @@ def result(student: str, failing: str | None = None) -> SubmissionResult:
         )
         items.append(ItemResult(item.name, item.notebook, item.points, sum(c.earned for c in checks), checks,
                                 "hello ``` world" if item.name == failing else "", 0, None))
-    notebooks = (NotebookReport("attention_numpy", "attention_numpy.ipynb", None, ((3, "NameError: x"),), ""),)
+    notebooks = (NotebookReport("attention_numpy", "attention_numpy.ipynb", None, (("code cell 3 (y = x)", "NameError: x"),), ""),)
     return SubmissionResult(student, sum(i.earned for i in items), A.max_score, tuple(items), notebooks, 0.1)
 
 
@@ -52,6 +52,31 @@ def test_feedback_names_failed_properties_cells_and_output():
     text = feedback(result("Ada", "softmax"))
     assert "**Score: 90 / 100**" in text
     assert "`rows_sum_to_one` (1 pt) **failed**: row [3] of softmax(x) sums to 0.61, not 1" in text
-    assert "cell 3 raised `NameError: x`" in text
+    assert "attention_numpy, code cell 3 (y = x) raised `NameError: x`" in text
     assert "hello ʼʼʼ world" in text  # a student's fence cannot break out of the code block
     assert "## `causal_mask`" not in text  # nothing to say about a full-marks item
+
+
+def test_an_unusable_notebook_is_explained_once_not_once_per_check():
+    why = "attention_torch.ipynb could not be read: not a valid notebook (invalid JSON: x at line 1)"
+    base = result("Ada")
+    items = tuple(i if i.notebook != "attention_torch" else
+                  ItemResult(i.name, i.notebook, i.points, 0.0,
+                             tuple(CheckResult(c.name, c.points, 0.0, False, why) for c in i.checks), "", 0, why)
+                  for i in base.items)
+    notebooks = (*base.notebooks, NotebookReport("attention_torch", "attention_torch.ipynb", why, (), ""))
+    text = feedback(SubmissionResult("Ada", 0, A.max_score, items, notebooks, 0.1))
+    assert text.count(why) == 1
+
+
+def test_the_summary_lists_file_problems_and_skipped_entries(tmp_path: Path):
+    writer = ReportWriter(tmp_path, A, {"seed": 5})
+    base = result("Ada")
+    missing = NotebookReport("attention_torch", None, "attention_torch.ipynb was not submitted", (), "")
+    renamed = NotebookReport("attention_numpy", "attention_numpy (1).ipynb", None, (), "",
+                             "graded attention_numpy (1).ipynb: its name is not attention_numpy.ipynb")
+    writer.add(SubmissionResult("Ada", 0, A.max_score, base.items, (renamed, missing), 0.1))
+    lines = replace(writer.close(), skipped=(".git (its name begins with '.')",)).lines()
+    assert "  Ada: attention_torch missing (attention_torch.ipynb was not submitted)" in lines
+    assert "  Ada: attention_numpy: graded attention_numpy (1).ipynb: its name is not attention_numpy.ipynb" in lines
+    assert lines[-1] == "  .git (its name begins with '.')"

@@ -214,9 +214,9 @@ class SandboxRunner:
             if cell in numbers and time.monotonic() < load_deadline:
                 return LoadReport((), "", None), cell
             return LoadReport((), self._take_output(), "running the notebook's cells took longer "
-                              f"than {self.limits.load_seconds:g} s (stopped in cell {cell})"), None
+                              f"than {self.limits.load_seconds:g} s (stopped in code cell {cell})"), None
         except RunnerLost as lost:
-            where = f" while running cell {cell}" if cell is not None else ""
+            where = f" while running code cell {cell}" if cell is not None else ""
             return LoadReport((), self._take_output(),
                               f"the notebook's process stopped{where}: {lost.why}"), None
 

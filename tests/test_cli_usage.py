@@ -1,0 +1,110 @@
+"""End to end: what the real CLI says to an instructor who gives it the wrong thing.
+
+Every usage error is one line on stderr, exit status 2, naming the thing and the fix; a
+class whose notebooks are misnamed, misplaced or unreadable is graded, and the end of the
+run lists them, with the entries of the class folder that were skipped.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader.config import DEFAULT_ASSIGNMENT
+
+REFERENCE = Path(__file__).resolve().parents[1] / "reference"
+SAMPLE = DEFAULT_ASSIGNMENT.parent / "sample_class"
+
+
+def cli(*args: str, prelude: str = "") -> subprocess.CompletedProcess[str]:
+    code = f"{prelude}\nimport sys\nfrom grader.cli import main\nsys.exit(main(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=600)
+
+
+def one_line_error(proc: subprocess.CompletedProcess[str], *fragments: str) -> None:
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_out_naming_an_existing_file(tmp_path: Path):
+    (tmp_path / "grades").write_text("not a folder")
+    one_line_error(cli("grade", str(SAMPLE), "--out", str(tmp_path / "grades")),
+                   "a file is in the way; give a folder")
+
+
+def test_an_empty_class_folder(tmp_path: Path):
+    (tmp_path / "class" / ".git").mkdir(parents=True)
+    one_line_error(cli("grade", str(tmp_path / "class"), "--out", str(tmp_path / "out")),
+                   "no student folders in it")
+    assert not (tmp_path / "out").exists()
+
+
+def test_one_students_folder_given_as_the_class(tmp_path: Path):
+    one_line_error(cli("grade", str(SAMPLE / "Ada Lovelace"), "--out", str(tmp_path / "out")),
+                   "looks like a single student's folder (it holds attention/attention_numpy.ipynb)")
+
+
+def test_jobs_below_one(tmp_path: Path):
+    one_line_error(cli("grade", str(SAMPLE), "--out", str(tmp_path / "out"), "--jobs", "0"),
+                   "--jobs 0: give 1 or more")
+
+
+def test_scheduler_without_the_cluster_extra(tmp_path: Path):
+    # As if dask were not installed, whatever this environment has.
+    proc = cli("grade", str(SAMPLE), "--out", str(tmp_path / "out"), "--scheduler", "tcp://127.0.0.1:1",
+               prelude="import sys; sys.modules['distributed'] = None")
+    one_line_error(proc, "pip install 'attention-autograder[cluster]'")
+    assert not (tmp_path / "out").exists()
+
+
+def test_release_without_the_course_extra(tmp_path: Path):
+    proc = cli("release", "--out", str(tmp_path / "release"), prelude="import sys; sys.modules['nbgrader'] = None")
+    one_line_error(proc, "pip install 'attention-autograder[course]'")
+
+
+def test_version():
+    proc = cli("--version")
+    assert proc.returncode == 0 and proc.stdout.startswith("python -m grader ")
+
+
+def test_misnamed_misplaced_and_unreadable_notebooks_are_graded_and_listed(tmp_path: Path):
+    pytest.importorskip("torch")
+    class_dir = tmp_path / "class"
+    uploads = {
+        "copied": {"attention_numpy (1).py": "attention_numpy", "attention_torch.py": "attention_torch"},
+        "nested": {"upload/attention_numpy.py": "attention_numpy", "upload/attention_torch.py": "attention_torch"},
+        "garbled": {"attention_numpy.ipynb": None, "attention_torch.py": "attention_torch"},
+        "partial": {"attention_numpy.py": "attention_numpy"},
+    }
+    for student, files in uploads.items():
+        for name, module in files.items():
+            path = class_dir / student / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if module is None:
+                path.write_text("{not json")
+            else:
+                shutil.copyfile(REFERENCE / f"{module}.py", path)
+    (class_dir / ".ipynb_checkpoints").mkdir()
+    (class_dir / "roster.csv").write_text("id\n")
+    proc = cli("grade", str(class_dir), "--out", str(tmp_path / "out"), "--seed", "3", "--jobs", "2", "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    grades = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()
+    assert [line.split(",")[:2] for line in grades[1:]] == [["copied", "100"], ["garbled", "30"],
+                                                            ["nested", "100"], ["partial", "70"]]
+    out = proc.stdout
+    assert "  copied: attention_numpy: graded attention_numpy (1).py: its name is not attention_numpy.py" in out
+    assert ("  nested: attention_numpy: graded upload/attention_numpy.py: it is not in the student's folder "
+            "or its attention/ folder") in out
+    assert "  garbled: attention_numpy: attention_numpy.ipynb could not be read: not a valid notebook" in out
+    assert "  partial: attention_torch missing (attention_torch.ipynb was not submitted)" in out
+    assert "  .ipynb_checkpoints (its name begins with '.')" in out
+    assert "  roster.csv (a file, not a student's folder)" in out
+    feedback = (tmp_path / "out" / "feedback" / "copied.md").read_text(encoding="utf-8")
+    assert "graded attention_numpy (1).py: its name is not attention_numpy.py" in feedback
