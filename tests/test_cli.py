@@ -113,7 +113,8 @@ def test_the_same_seed_reproduces_the_grades(run, tmp_path: Path):
 
 def test_bad_input_is_a_clear_error(tmp_path: Path):
     proc = grade([str(tmp_path / "missing"), "--out", str(tmp_path / "o")])
-    assert proc.returncode == 2 and "missing: not found; give the folder that holds one folder per student" in proc.stderr
+    assert proc.returncode == 2
+    assert "missing: not found; give the folder that holds one folder per student" in proc.stderr
     bad = tmp_path / "a.yaml"
     bad.write_text("assignment: x\n")
     proc = grade([str(SAMPLE), "--out", str(tmp_path / "o"), "--assignment", str(bad)])

@@ -21,7 +21,8 @@ def result(student: str, failing: str | None = None) -> SubmissionResult:
         )
         items.append(ItemResult(item.name, item.notebook, item.points, sum(c.earned for c in checks), checks,
                                 "hello ``` world" if item.name == failing else "", 0, None))
-    notebooks = (NotebookReport("attention_numpy", "attention_numpy.ipynb", None, (("code cell 3 (y = x)", "NameError: x"),), ""),)
+    errors = (("code cell 3 (y = x)", "NameError: x"),)
+    notebooks = (NotebookReport("attention_numpy", "attention_numpy.ipynb", None, errors, ""),)
     return SubmissionResult(student, sum(i.earned for i in items), A.max_score, tuple(items), notebooks, 0.1)
 
 
