@@ -174,7 +174,7 @@ def find_notebook(folder: Path, assignment: str, notebook: str, depth: int = 2) 
 
 
 def _files(folder: Path, depth: int) -> list[Path]:
-    found = []
+    found: list[Path] = []
     try:
         entries = list(folder.iterdir())
     except OSError:
