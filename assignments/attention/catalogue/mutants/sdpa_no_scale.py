@@ -7,5 +7,7 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
     scores = Q @ np.swapaxes(K, -1, -2)
     if mask is not None:
         scores = np.where(mask, scores, -np.inf)
-    weights = _softmax_last_axis(scores)
+    # Its own stable softmax: the entry also stands alone as a notebook cell (the sample class).
+    exp = np.exp(scores - np.max(scores, axis=-1, keepdims=True))
+    weights = exp / np.sum(exp, axis=-1, keepdims=True)
     return weights @ V, weights

@@ -1,0 +1,93 @@
+"""The generated students of an assignment's sample class: the reference (or a hand-written
+sample student's notebooks) with catalogue entries applied, as listed in the bundle's
+``sample_students.yaml``. Generated, not copied by hand, so they cannot drift from the
+reference; ``python -m grader.samples BUNDLE`` writes them again.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import yaml
+
+from .catalogue import Entry, load_catalogue, reference_source
+from .config import DEFAULT_ASSIGNMENT, Assignment, ConfigError, load_assignment
+
+SPEC = "sample_students.yaml"
+
+
+@dataclass(frozen=True)
+class SampleStudent:
+    name: str
+    entries: tuple[Entry, ...]
+    base: str | None  # a sample student whose notebooks it starts from; None: the reference modules
+
+
+def sample_students(assignment: Assignment) -> list[SampleStudent]:
+    path = assignment.path.parent / SPEC
+    try:
+        spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc}") from exc
+    if not isinstance(spec, dict):
+        raise ConfigError(f"{path}: expected a mapping of student -> {{from, entries}}")
+    catalogue = {e.name: e for e in load_catalogue(assignment)}
+    students = []
+    for name, fields in spec.items():
+        if not isinstance(fields, dict) or set(fields) - {"from", "entries"} or "entries" not in fields:
+            raise ConfigError(f"{path}: {name}: expected the keys 'entries' and, optionally, 'from'")
+        unknown = [e for e in fields["entries"] if e not in catalogue]
+        if unknown:
+            raise ConfigError(f"{path}: {name}.entries: {', '.join(unknown)} not in the catalogue")
+        students.append(SampleStudent(str(name), tuple(catalogue[e] for e in fields["entries"]), fields.get("from")))
+    return students
+
+
+def write_student(student: SampleStudent, class_dir: Path, assignment: Assignment) -> Path:
+    """Write one generated student into ``class_dir`` (replacing its folder whole)."""
+    target = class_dir / student.name
+    with tempfile.TemporaryDirectory(dir=class_dir.parent, prefix=".sample-") as tmp:
+        folder = Path(tmp) / student.name
+        for notebook in assignment.notebooks:
+            entries = [e for e in student.entries if e.notebook == notebook]
+            if student.base is None:
+                source = reference_source(notebook)
+                for entry in entries:
+                    source = f"{source}\n\n# ---- {entry.kind}: {entry.name} ----\n{entry.code}"
+                folder.mkdir(parents=True, exist_ok=True)
+                (folder / f"{notebook}.py").write_text(source, encoding="utf-8")
+                continue
+            base = class_dir / student.base
+            original = next(base.rglob(f"{notebook}.ipynb"))
+            nb = nbformat.read(original, as_version=4)
+            # The entry's name as the cell id: the same notebook every time it is generated.
+            nb.cells += [nbformat.v4.new_code_cell(e.code.rstrip("\n"), id=e.name) for e in entries]
+            out = folder / original.relative_to(base)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(nb, out)
+        if target.exists():
+            shutil.rmtree(target)
+        folder.rename(target)
+    return target
+
+
+def main(argv: list[str]) -> int:
+    bundle = Path(argv[0]) if argv else DEFAULT_ASSIGNMENT.parent
+    try:
+        assignment = load_assignment(bundle / "assignment.yaml")
+        students = sample_students(assignment)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for student in students:
+        print(write_student(student, bundle / "sample_class", assignment))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

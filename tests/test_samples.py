@@ -1,0 +1,37 @@
+"""The generated sample students are exactly what the reference and the catalogue give."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from grader.config import DEFAULT_ASSIGNMENT, ConfigError, load_assignment
+from grader.samples import sample_students, write_student
+
+ASSIGNMENT = load_assignment(DEFAULT_ASSIGNMENT)
+SAMPLE = DEFAULT_ASSIGNMENT.parent / "sample_class"
+
+
+@pytest.mark.parametrize("student", sample_students(ASSIGNMENT), ids=lambda s: s.name)
+def test_the_committed_copy_is_what_the_generator_writes(student, tmp_path: Path):
+    class_dir = tmp_path / "class"
+    class_dir.mkdir()
+    if student.base is not None:
+        shutil.copytree(SAMPLE / student.base, class_dir / student.base)
+    written = write_student(student, class_dir, ASSIGNMENT)
+    files = sorted(p.relative_to(written) for p in written.rglob("*") if p.is_file())
+    committed = SAMPLE / student.name
+    assert files == sorted(p.relative_to(committed) for p in committed.rglob("*") if p.is_file())
+    for rel in files:
+        assert (written / rel).read_bytes() == (committed / rel).read_bytes(), (
+            f"{committed / rel} differs from what the generator writes: python -m grader.samples")
+
+
+def test_an_unknown_entry_is_an_error_naming_the_file_and_student(tmp_path: Path):
+    bundle = tmp_path / "attention"
+    shutil.copytree(DEFAULT_ASSIGNMENT.parent, bundle, ignore=shutil.ignore_patterns("sample_class"))
+    (bundle / "sample_students.yaml").write_text("Someone:\n  entries: [no_such_entry]\n")
+    with pytest.raises(ConfigError, match=r"sample_students.yaml: Someone.entries: no_such_entry not in the catalogue"):
+        sample_students(load_assignment(bundle / "assignment.yaml"))
