@@ -53,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"interrupted: {args.command} stopped", file=sys.stderr)
+        return 130
 
 
 def _grade(args: argparse.Namespace) -> int:
@@ -61,15 +64,23 @@ def _grade(args: argparse.Namespace) -> int:
     from .grade import grade_class
 
     bar = None
+    graded = "no"
 
     def progress(done: int, total: int) -> None:
-        nonlocal bar
+        nonlocal bar, graded
         if bar is None:
             bar = tqdm(total=total, unit="student", file=sys.stderr, disable=args.no_progress)
         bar.update(1)
+        graded = f"{done} of {total}"
 
-    outcome = grade_class(args.submissions, args.out, assignment_path=args.assignment, seed=args.seed,
-                          jobs=args.jobs, scheduler=args.scheduler, progress=progress)
+    try:
+        outcome = grade_class(args.submissions, args.out, assignment_path=args.assignment, seed=args.seed,
+                              jobs=args.jobs, scheduler=args.scheduler, progress=progress)
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+        print(f"interrupted: {graded} students graded; {args.out} was left as it was", file=sys.stderr)
+        return 130
     if bar is not None:
         bar.close()
     for line in outcome.summary.lines():

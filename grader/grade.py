@@ -14,6 +14,7 @@ from .checks import known_checks
 from .config import DEFAULT_ASSIGNMENT, Assignment, load_assignment
 from .extras import require_extra
 from .load import discover
+from .outdir import check_out_dir, staged
 from .pool import Job, default_jobs, run_dask, run_local
 from .report import ReportWriter, Summary
 from .results import CheckResult, ItemResult, SubmissionResult
@@ -44,8 +45,7 @@ def grade_class(
     class_dir, out_dir = Path(class_dir).resolve(), Path(out_dir).resolve()
     if out_dir == class_dir or class_dir in out_dir.parents:
         raise ValueError(f"{out_dir}: the output folder must not be inside the class folder {class_dir}")
-    if out_dir.exists() and not out_dir.is_dir():
-        raise ValueError(f"--out {out_dir}: a file is in the way; give a folder (new, or one from an earlier run)")
+    check_out_dir(out_dir)
     if jobs is not None and jobs < 1:
         raise ValueError(f"--jobs {jobs}: give 1 or more worker processes")
     if scheduler:
@@ -69,22 +69,23 @@ def grade_class(
     }
     log(f"grading {len(folders)} submissions with seed {seed} ({jobs} workers)")
     started = time.perf_counter()
-    writer = ReportWriter(out_dir, assignment, run)
-    job = Job(str(assignment.path), seed, str(class_dir), str(out_dir))
-    workers = min(jobs, max(1, len(folders)))
-    outcomes = run_dask(folders, job, scheduler) if scheduler else run_local(folders, job, workers)
-    done = 0
-    for folder, result in outcomes if folders else ():
-        if isinstance(result, BaseException):
-            log(f"error: the grader failed on {folder.name}: {type(result).__name__}: {result}")
-            writer.add(_failed(folder.name, assignment, f"the grader itself failed ({type(result).__name__}); "
-                                                       "ask your instructor"))
-        else:
-            writer.add(SubmissionResult.from_json(result))
-        done += 1
-        if progress is not None:
-            progress(done, len(folders))
-    summary = replace(writer.close(), skipped=found.skipped)
+    with staged(out_dir) as write_dir:
+        writer = ReportWriter(write_dir, assignment, run)
+        job = Job(str(assignment.path), seed, str(class_dir), str(out_dir), str(write_dir))
+        workers = min(jobs, max(1, len(folders)))
+        outcomes = run_dask(folders, job, scheduler) if scheduler else run_local(folders, job, workers)
+        done = 0
+        for folder, result in outcomes:
+            if isinstance(result, BaseException):
+                log(f"error: the grader failed on {folder.name}: {type(result).__name__}: {result}")
+                writer.add(_failed(folder.name, assignment, f"the grader itself failed ({type(result).__name__}); "
+                                                           "ask your instructor"))
+            else:
+                writer.add(SubmissionResult.from_json(result))
+            done += 1
+            if progress is not None:
+                progress(done, len(folders))
+        summary = replace(writer.close(), skipped=found.skipped)
     return RunOutcome(seed, summary, out_dir, time.perf_counter() - started, isolation.notes)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -113,7 +114,10 @@ def discover(class_dir: Path, assignment: str = "", notebooks: tuple[str, ...] =
 def load_submission(folder: Path, assignment: str, notebooks: tuple[str, ...]) -> Submission:
     folder = Path(folder)
     files = tuple(_load_notebook(folder, assignment, nb) for nb in notebooks)
-    return Submission(student=folder.name, folder=folder, files=files)
+    # A name that is not UTF-8 (bytes from another system) gets U+FFFD where they were: the
+    # id must be writable to the UTF-8 grades.csv and results.json.
+    student = os.fsencode(folder.name).decode("utf-8", errors="replace")
+    return Submission(student=student, folder=folder, files=files)
 
 
 # Upload names that still count as the notebook: another copy's " (1)", "-2", " copy".

@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -34,6 +35,7 @@ class Job:
     seed: int
     class_dir: str
     out_dir: str
+    write_dir: str  # where this run's output is written before it replaces out_dir
 
 
 @dataclass
@@ -67,7 +69,7 @@ def _state(job: Job) -> _WorkerState:
             _zygotes.discard(state.zygote)
             state.zygote.close()
         assignment = load_assignment(job.assignment_path, known_checks())
-        hide = default_hidden(Path(job.class_dir), Path(job.out_dir))
+        hide = default_hidden(Path(job.class_dir), Path(job.out_dir), Path(job.write_dir))
         zygote = Zygote()
         _zygotes.add(zygote)
         state = _WorkerState(job, assignment, zygote, hide)
@@ -97,7 +99,19 @@ def _prime(assignment: Assignment, seed: int) -> None:
 
 
 def warm_up(job: Job) -> None:
+    # Ctrl-C at the terminal reaches the whole process group: the main process alone answers
+    # it (it ends the workers), so a worker prints no traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Ended by an interrupted run: its zygotes (and their sandboxes) end first, so that nothing
+    # of the run outlives its main process.
+    signal.signal(signal.SIGTERM, _end_now)
     _state(job)
+
+
+def _end_now(signum: int, frame: Any) -> None:
+    signal.signal(signum, signal.SIG_IGN)  # the pool may ask again: finish ending the zygotes
+    _close_zygotes()
+    os._exit(128 + signum)
 
 
 def grade_folder(folder: str, job: Job) -> dict[str, Any]:
@@ -123,8 +137,19 @@ def run_local(folders: list[Path], job: Job, jobs: int) -> Iterator[Outcome]:
     warm worker processes."""
     # spawn: a worker must not inherit anything (torch state above all) from the caller.
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=warm_up, initargs=(job,)) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=warm_up, initargs=(job,))
+    finished = False
+    try:
         yield from _window(lambda f: pool.submit(grade_folder, str(f), job), folders, 4 * jobs)
+        finished = True
+    finally:
+        if not finished:
+            # Interrupted (Ctrl-C, or the caller stopped reading): no waiting for the students
+            # in progress. A worker's end closes its zygote's control socket, and the zygote
+            # then ends every sandbox.
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.terminate()
+        pool.shutdown(wait=True, cancel_futures=not finished)
 
 
 def run_dask(folders: list[Path], job: Job, address: str) -> Iterator[Outcome]:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .config import Assignment
+from .filenames import safe_name
 from .results import SubmissionResult
 
 
@@ -64,6 +65,7 @@ class ReportWriter:
         self.run = run
         self.rows: list[tuple[str, float, list[float]]] = []
         self.file_problems: list[str] = []
+        self.feedback_files: dict[str, str] = {}  # student -> its feedback file, relative to out_dir
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / "feedback").mkdir(exist_ok=True)
         self._json: TextIO = open(out_dir / "results.json", "w", encoding="utf-8")
@@ -78,11 +80,14 @@ class ReportWriter:
         self.file_problems += file_problems(result)
         by_item = {item.name: item.earned for item in result.items}
         self.rows.append((result.student, result.score, [by_item.get(i.name, 0.0) for i in self.assignment.items]))
-        path = self.out_dir / "feedback" / f"{result.student}.md"
-        path.write_text(feedback(result), encoding="utf-8")
+        name = f"{safe_name(result.student)}.md"
+        self.feedback_files[result.student] = f"feedback/{name}"
+        (self.out_dir / "feedback" / name).write_text(feedback(result), encoding="utf-8")
 
     def close(self) -> Summary:
-        self._json.write('\n],\n"run": ')
+        self._json.write('\n],\n"feedback": ')
+        json.dump(dict(sorted(self.feedback_files.items())), self._json, ensure_ascii=False, indent=1)
+        self._json.write(',\n"run": ')
         json.dump(self.run, self._json, ensure_ascii=False, indent=1)
         self._json.write("}\n")
         self._json.close()

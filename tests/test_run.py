@@ -109,4 +109,4 @@ def test_a_cell_stopped_while_loading_is_left_out_of_every_later_copy():
     result = grade_submission(Submission("s", DEFAULT_ASSIGNMENT.parent, files), A, 3, StopsCellTwo)
     assert sources == [(1, 2, 3), (1, 3)]  # the copy after causal_mask's crash never ran cell 2
     assert result.item("padding_mask").earned == A.item("padding_mask").points
-    assert result.notebooks[0].cell_errors == ((2, "stopped: ..."),)
+    assert result.notebooks[0].cell_errors == (("code cell 2 (while True: pass)", "stopped: ..."),)

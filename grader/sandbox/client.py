@@ -392,13 +392,13 @@ SYSTEM_FOLDERS = frozenset({"usr", "lib", "lib32", "lib64", "libx32", "bin", "sb
                             "sys", "tmp", "var", "run"})
 
 
-def default_hidden(class_dir: Path | None, out_dir: Path | None) -> list[Path]:
+def default_hidden(class_dir: Path | None, *out_dirs: Path | None) -> list[Path]:
     """Everything a submission must not see: the project (reference, grader, tests,
     the source notebooks, git history), the class, the results, home folders, and every
     top-level folder that is not part of the system."""
     hide = [PROJECT_ROOT, Path.home(), Path("/root"), Path("/home")]
     hide += [p for p in Path("/").iterdir() if p.name not in SYSTEM_FOLDERS and p.is_dir() and not p.is_symlink()]
-    hide += [p for p in (class_dir, out_dir) if p is not None]
+    hide += [p for p in (class_dir, *out_dirs) if p is not None]
     import reference
 
     hide.append(Path(reference.__file__).resolve().parent)

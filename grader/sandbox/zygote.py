@@ -96,6 +96,9 @@ PR_SET_CHILD_SUBREAPER = 36
 
 def main(control_fd: int) -> None:
     control = socket.socket(fileno=control_fd)
+    # Ctrl-C at the terminal is the main process's to answer: it ends the workers, and their
+    # end closes this control socket.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     isolation = probe()
     # Orphans of a sandbox without namespaces come back here, where the sweep ends them.
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
@@ -140,6 +143,7 @@ def main(control_fd: int) -> None:
                 code = 70
                 try:
                     control.close()
+                    signal.signal(signal.SIGINT, signal.default_int_handler)
                     code = child.main(config, fds[0], fds[1])
                 except BaseException:  # anything that escapes is the child's failure alone
                     code = 71
@@ -152,10 +156,10 @@ def main(control_fd: int) -> None:
             for fd in fds:
                 os.close(fd)
             live[pid] = workdir
-            control.send(json.dumps({"pid": pid}).encode())
+            _reply(control, {"pid": pid})
         elif op == "sweep":
             swept = sweeper.sweep(request["pid"], spare=True) if request["pid"] in live else 0
-            control.send(json.dumps({"swept": swept}).encode())
+            _reply(control, {"swept": swept})
         elif op == "end":
             pid = request["pid"]
             status = None
@@ -172,7 +176,16 @@ def main(control_fd: int) -> None:
                 workdir = live.pop(pid)
                 if workdir is not None:
                     shutil.rmtree(workdir, ignore_errors=True)
-            control.send(json.dumps({"status": status}).encode())
+            _reply(control, {"status": status})
+
+
+def _reply(control: socket.socket, message: dict[str, Any]) -> None:
+    """Answer the worker; if it is gone, the next read of the control socket says so and
+    this zygote ends its sandboxes there."""
+    try:
+        control.send(json.dumps(message).encode())
+    except OSError:
+        pass
 
 
 def _kill(pid: int, namespaces: bool) -> None:

@@ -1,0 +1,91 @@
+"""The output folder of a run, replaced whole: a run writes into a hidden sibling folder,
+which takes the place of OUT only once everything is written. A crash, a kill or Ctrl-C
+leaves the previous complete results (or none), never a mix of two runs."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+# The files that make a folder an earlier run's output, which a new run may replace.
+RUN_MARKERS = ("results.json", "grades.csv")
+AT_FDCWD = -100
+RENAME_EXCHANGE = 2
+
+
+class OutputFolderError(ValueError):
+    """OUT cannot take a run's results; the message names the fix."""
+
+
+def check_out_dir(out_dir: Path) -> None:
+    """OUT is new, empty, or an earlier run's output: nothing else is ever deleted."""
+    if not out_dir.exists():
+        return
+    if not out_dir.is_dir():
+        raise OutputFolderError(f"--out {out_dir}: a file is in the way; give a folder (new, or one from an "
+                                "earlier run)")
+    if any(out_dir.iterdir()) and not any((out_dir / marker).is_file() for marker in RUN_MARKERS):
+        raise OutputFolderError(f"--out {out_dir}: holds files that are not a grading run's output, and a run "
+                                "replaces its folder whole; give a new or empty folder, or an earlier run's")
+
+
+def _staging_prefix(out_dir: Path) -> str:
+    return f".{out_dir.name}.partial-"
+
+
+@contextlib.contextmanager
+def staged(out_dir: Path) -> Iterator[Path]:
+    """A fresh folder beside ``out_dir`` to write the run into. When the block ends normally
+    it replaces ``out_dir``; when it raises (Ctrl-C included) it is removed and ``out_dir``
+    is as it was."""
+    check_out_dir(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    _remove_abandoned(out_dir)
+    staging = out_dir.parent / f"{_staging_prefix(out_dir)}{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    try:
+        yield staging
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    _replace(staging, out_dir)
+
+
+def _replace(new: Path, old: Path) -> None:
+    if not old.exists():
+        os.rename(new, old)
+        return
+    # Linux swaps the two folders in one step; elsewhere there is a moment with no OUT (the
+    # previous results then wait, complete, in the hidden folder).
+    libc = ctypes.CDLL(None, use_errno=True)
+    swap = getattr(libc, "renameat2", None)
+    if swap is not None and swap(AT_FDCWD, os.fsencode(new), AT_FDCWD, os.fsencode(old), RENAME_EXCHANGE) == 0:
+        shutil.rmtree(new, ignore_errors=True)  # now the previous run's output
+        return
+    previous = old.parent / f"{_staging_prefix(old)}previous-{os.getpid()}"
+    os.rename(old, previous)
+    os.rename(new, old)
+    shutil.rmtree(previous, ignore_errors=True)
+
+
+def _remove_abandoned(out_dir: Path) -> None:
+    """Staging folders of runs that were killed (their process is gone)."""
+    for path in out_dir.parent.glob(f"{_staging_prefix(out_dir)}*"):
+        pid = path.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

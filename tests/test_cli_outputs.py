@@ -1,0 +1,144 @@
+"""End to end: a grading run never loses a class's results.
+
+The real CLI on real folders: a run that is interrupted (Ctrl-C) or killed leaves the
+previous complete results; a student id of any length or content gets its feedback file;
+a run replaces the previous run's output whole (no stale feedback).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+REFERENCE = Path(__file__).resolve().parents[1] / "reference"
+# Every NumPy item of this student hangs until its time limit: a run that is stopped during
+# this student must not wait for it.
+HANG = "".join(f"\n\ndef {name}(*args, **kwargs):\n    while True:\n        pass\n"
+               for name in ("softmax", "causal_mask", "padding_mask", "scaled_dot_product_attention"))
+
+
+def student(class_dir: Path, name: str, numpy_tail: str = "") -> None:
+    folder = class_dir / name
+    folder.mkdir(parents=True)
+    (folder / "attention_numpy.py").write_text((REFERENCE / "attention_numpy.py").read_text() + numpy_tail)
+    shutil.copyfile(REFERENCE / "attention_torch.py", folder / "attention_torch.py")
+
+
+def start(class_dir: Path, out: Path, *extra: str) -> subprocess.Popen[bytes]:
+    # A session of its own, so that the test can signal the run's whole process group as a
+    # terminal's Ctrl-C does.
+    return subprocess.Popen([sys.executable, "-m", "grader", "grade", str(class_dir), "--out", str(out),
+                             "--seed", "1", "--jobs", "1", *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+
+
+def read_until(proc: subprocess.Popen[bytes], marker: str) -> bytes:
+    """The run's stderr up to ``marker``, a pattern (it is the run's own progress that says when)."""
+    assert proc.stderr is not None
+    seen = b""
+    while not re.search(marker.encode(), seen):
+        chunk = os.read(proc.stderr.fileno(), 4096)
+        assert chunk, seen
+        seen += chunk
+    return seen
+
+
+def session_members(sid: int) -> list[int]:
+    """The live processes of session ``sid``: the run's own, its workers and their zygotes."""
+    members = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_bytes()
+            except OSError:
+                continue
+            fields = stat[stat.rfind(b")") + 2:].split()
+            if int(fields[3]) == sid and fields[0] not in (b"Z", b"X"):
+                members.append(int(entry))
+    return members
+
+
+def snapshot(out: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def previous(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, bytes]]:
+    """A class of three (one of whom hangs) and a complete earlier run of two of them."""
+    root = tmp_path_factory.mktemp("outputs")
+    class_dir = root / "class"
+    student(class_dir, "ada")
+    student(class_dir, "grace")
+    out = root / "out"
+    proc = start(class_dir, out, "--no-progress")
+    assert proc.wait(timeout=600) == 0, proc.stderr.read() if proc.stderr else ""
+    student(class_dir, "hangs", HANG)
+    return class_dir, out, snapshot(out)
+
+
+def test_ctrl_c_leaves_the_previous_results_and_no_process(previous):
+    class_dir, out, before = previous
+    proc = start(class_dir, out)
+    read_until(proc, r"[12]/3")  # "hangs", graded last, is in progress or yet to come
+    # multiprocessing's resource tracker is left out: it ends by itself once the run's process
+    # has ended (it waits for the end of a pipe from it).
+    run = [p for p in session_members(proc.pid) if b"resource_tracker" not in Path(f"/proc/{p}/cmdline").read_bytes()]
+    assert len(run) >= 3  # the run, its worker and the worker's zygote
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    lines = [line for line in err.decode().splitlines() if line.strip()]
+    assert proc.returncode == 130
+    assert lines[-1].startswith("interrupted: ") and lines[-1].endswith(f"students graded; {out} was left as it was")
+    assert "Traceback" not in err.decode()
+    assert snapshot(out) == before
+    assert sorted(p.name for p in out.parent.iterdir()) == ["class", "out"]
+    assert set(run) & set(session_members(proc.pid)) == set()  # the worker ended its zygote, the run its worker
+
+
+def test_a_killed_run_leaves_the_previous_results(previous):
+    class_dir, out, before = previous
+    proc = start(class_dir, out)
+    read_until(proc, r"[12]/3")
+    proc.kill()
+    proc.wait(timeout=60)
+    assert snapshot(out) == before
+
+
+def test_a_long_or_strange_id_gets_a_safe_feedback_file_and_its_real_row(tmp_path: Path):
+    class_dir = tmp_path / "class"
+    long_id = "Ü" * 127  # 254 bytes: as long as a folder name may be
+    student(class_dir, long_id)
+    student(class_dir, "CON")
+    proc = start(class_dir, tmp_path / "out", "--no-progress")
+    assert proc.wait(timeout=600) == 0, proc.stderr.read() if proc.stderr else ""
+    out = tmp_path / "out"
+    rows = (out / "grades.csv").read_text(encoding="utf-8").splitlines()
+    assert [r.split(",")[0] for r in rows[1:]] == ["CON", long_id]
+    files = json.loads((out / "results.json").read_text(encoding="utf-8"))["feedback"]
+    assert set(files) == {"CON", long_id}
+    for sid, rel in files.items():
+        path = out / rel
+        assert path.is_file() and path.read_text(encoding="utf-8").startswith(f"# Feedback for {sid}")
+        assert len(path.name.encode()) < 255
+    assert sorted(p.name for p in (out / "feedback").iterdir()) == sorted(Path(r).name for r in files.values())
+
+
+def test_a_regrade_leaves_no_feedback_of_students_no_longer_in_the_class(tmp_path: Path):
+    class_dir = tmp_path / "class"
+    student(class_dir, "ada")
+    student(class_dir, "left")
+    out = tmp_path / "out"
+    assert start(class_dir, out, "--no-progress").wait(timeout=600) == 0
+    shutil.rmtree(class_dir / "left")
+    assert start(class_dir, out, "--no-progress").wait(timeout=600) == 0
+    assert sorted(p.name for p in (out / "feedback").iterdir()) == ["ada.md"]

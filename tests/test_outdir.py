@@ -1,0 +1,56 @@
+from pathlib import Path
+
+import pytest
+
+from grader.outdir import OutputFolderError, check_out_dir, staged
+
+
+def test_a_run_replaces_the_folder_whole(tmp_path: Path):
+    out = tmp_path / "out"
+    with staged(out) as write:
+        (write / "grades.csv").write_text("first")
+        (write / "feedback").mkdir()
+        (write / "feedback" / "gone.md").write_text("a student no longer in the class")
+        assert not out.exists()
+    assert (out / "grades.csv").read_text() == "first"
+    with staged(out) as write:
+        (write / "grades.csv").write_text("second")
+        assert (out / "grades.csv").read_text() == "first"  # until the run is complete
+    assert (out / "grades.csv").read_text() == "second"
+    assert not (out / "feedback").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no staging folder left
+
+
+@pytest.mark.parametrize("error", [RuntimeError("a crash"), KeyboardInterrupt()])
+def test_a_failed_run_leaves_the_previous_results(tmp_path: Path, error: BaseException):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.json").write_text("previous")
+    with pytest.raises(type(error)), staged(out) as write:
+        (write / "results.json").write_text("half")
+        raise error
+    assert [p.name for p in out.iterdir()] == ["results.json"]
+    assert (out / "results.json").read_text() == "previous"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_only_new_empty_or_earlier_run_folders_are_replaced(tmp_path: Path):
+    check_out_dir(tmp_path / "new")
+    (tmp_path / "empty").mkdir()
+    check_out_dir(tmp_path / "empty")
+    (tmp_path / "thesis").mkdir()
+    (tmp_path / "thesis" / "chapter1.tex").write_text("x")
+    with pytest.raises(OutputFolderError, match="holds files that are not a grading run's output"):
+        check_out_dir(tmp_path / "thesis")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(OutputFolderError, match="a file is in the way"):
+        check_out_dir(tmp_path / "file")
+
+
+def test_the_staging_folder_of_a_killed_run_is_removed_by_the_next(tmp_path: Path):
+    abandoned = tmp_path / ".out.partial-999999999"  # no such process
+    abandoned.mkdir()
+    (abandoned / "results.json").write_text('{"students": [')
+    with staged(tmp_path / "out") as write:
+        (write / "grades.csv").write_text("x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
