@@ -146,7 +146,7 @@ def parse_assignment(raw: Any, path: Path, known_checks: dict[str, set[str]] | N
         return table
 
     top = mapping(raw, "(top level)")
-    exact_keys(top, _TOP_KEYS, "")
+    exact_keys(top, _TOP_KEYS, "", optional={"bundle"})  # the bundle's layout: grader.bundle reads it
     name = top["assignment"]
     if not isinstance(name, str) or not name:
         raise fail("assignment", "expected a non-empty name")

@@ -20,7 +20,7 @@ from ..config import Item, Tolerance
 from ..wire import ForeignArray, Opaque, RaisedError
 
 if TYPE_CHECKING:
-    from ..run import Runner
+    from ..runner import Runner
 
 
 class CheckFailed(Exception):

@@ -9,7 +9,7 @@ import time
 import pytest
 from sandbox_support import LIMITS, Raised, needs_namespaces, processes_of_uid
 
-from grader.run import ItemTimeout, RunnerLost
+from grader.runner import ItemTimeout, RunnerLost
 
 pytestmark = pytest.mark.timeout(120)
 

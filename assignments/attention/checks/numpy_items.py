@@ -18,10 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from reference import attention_numpy as ref
-
-from . import check
-from .base import (
+from grader.checks.base import (
     Args,
     CheckFailed,
     Trial,
@@ -35,6 +32,9 @@ from .base import (
     expect_shape,
     fmt_index,
 )
+from reference import attention_numpy as ref
+
+from . import check
 
 # ---- helpers ---------------------------------------------------------------------------
 

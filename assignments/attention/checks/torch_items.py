@@ -4,7 +4,7 @@ The student's module is built and run in the sandbox (``Trial.module``); inputs 
 arrays drawn from the trial's rng (masks are bool) and the weights are copied in by
 state-dict key. The reference runs in float64 torch on the same values with the same weights.
 
-This module imports neither torch nor the reference at import time: ``grader.checks`` must
+This module imports neither torch nor the reference at import time: the checks package must
 import in environments without torch. Both are imported lazily by the helpers below.
 """
 
@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import check
-from .base import (
+from grader.checks.base import (
     CheckFailed,
     ModuleReply,
     Trial,
@@ -27,6 +26,8 @@ from .base import (
     expect_shape,
     fmt_index,
 )
+
+from . import check
 
 # ---- the reference, lazily -----------------------------------------------------------------
 
