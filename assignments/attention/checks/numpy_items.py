@@ -32,6 +32,8 @@ from grader.checks.base import (
     expect_shape,
     fmt_index,
 )
+from grader.checks.expect import expect_output, expect_raises
+from grader.checks.inputs import random_mask
 from reference import attention_numpy as ref
 
 from . import check
@@ -84,31 +86,12 @@ def _as_mask(value: Any, what: str, shape: Sequence[int]) -> np.ndarray:
     raise CheckFailed(f"{what} holds values other than True/False (True = may attend)")
 
 
-def _random_mask(rng: np.random.Generator, shape: Sequence[int]) -> np.ndarray:
-    """A random bool mask with at least one True and one False along the last axis (a row
-    in which every key is masked is never tested)."""
-    shape = tuple(shape)
-    mask = rng.random(shape) < 0.6
-    n = shape[-1]
-    keep = rng.integers(n, size=shape[:-1])
-    block = (keep + 1 + rng.integers(n - 1, size=shape[:-1])) % n
-    np.put_along_axis(mask, keep[..., None], True, axis=-1)
-    np.put_along_axis(mask, block[..., None], False, axis=-1)
-    return mask
-
-
 def _mask_text(mask: np.ndarray | None) -> str:
     return "" if mask is None else f", mask {mask.shape}"
 
 
 def _where(index: tuple[int, ...], batch_dims: int) -> str:
     return f" of batch element {fmt_index(index[:batch_dims])}" if batch_dims else ""
-
-
-def _softmax_rows(scores: np.ndarray) -> np.ndarray:
-    shifted = scores - scores.max(axis=-1, keepdims=True)
-    exp = np.exp(shifted)
-    return exp / exp.sum(axis=-1, keepdims=True)
 
 
 # ---- softmax ---------------------------------------------------------------------------
@@ -120,9 +103,7 @@ def softmax_shape(t: Trial) -> None:
     xs = [t.rng.normal(size=shape) for shape in shapes]
     for shape, reply in zip(shapes, t.call_each([Args(x) for x in xs]), strict=True):
         what = f"softmax(x) for x of shape {shape}"
-        out = as_array(reply, what, numpy_only=True)
-        expect_shape(out, shape, what)
-        expect_floating(out, what)
+        expect_output(reply, what, shape, expect_floating)
 
 
 @check("softmax", "matches_definition")
@@ -216,7 +197,7 @@ def softmax_neg_inf(t: Trial) -> None:
     cases = []
     for shape in [(6,), (4, 7), (2, 3, 5)]:
         x = t.rng.normal(scale=2.0, size=shape)
-        blocked = ~_random_mask(t.rng, shape)  # at least one -inf and one finite entry per row
+        blocked = ~random_mask(t.rng, shape)  # at least one -inf and one finite entry per row
         x[blocked] = -np.inf
         cases.append((x, blocked))
     for (x, blocked), reply in zip(cases, t.call_each([Args(x) for x, _ in cases]), strict=True):
@@ -247,9 +228,7 @@ def causal_shape(t: Trial) -> None:
     sizes = _mask_sizes(t)
     for n, reply in zip(sizes, t.call_each([Args(n) for n in sizes]), strict=True):
         what = f"causal_mask({n})"
-        out = as_array(reply, what, numpy_only=True)
-        expect_shape(out, (n, n), what)
-        expect_bool(out, what)
+        expect_output(reply, what, (n, n), expect_bool)
 
 
 @check("causal_mask", "allows_past_and_self")
@@ -296,9 +275,7 @@ def padding_shape(t: Trial) -> None:
     replies = t.call_each([Args(np.array(lengths), max_len) for lengths, max_len in cases])
     for (lengths, max_len), reply in zip(cases, replies, strict=True):
         what = f"padding_mask({lengths}, {max_len})"
-        out = as_array(reply, what, numpy_only=True)
-        expect_shape(out, (len(lengths), max_len), what)
-        expect_bool(out, what)
+        expect_output(reply, what, (len(lengths), max_len), expect_bool)
 
 
 def _check_padding(mask: np.ndarray, lengths: Sequence[int], max_len: int, what: str) -> None:
@@ -363,6 +340,14 @@ def _attention(reply: Any, what: str, *, numpy_only: bool = False,
             as_array(weights, f"the weights of {what}", numpy_only=numpy_only))
 
 
+def _expect_outputs(reply: Any, what: str, shapes: tuple[Sequence[int], Sequence[int]],
+                    first: str = "output") -> None:
+    """The shape check of a function that returns ``(first, weights)``: two plain arrays."""
+    out, weights = _attention(reply, what, numpy_only=True, first=first)
+    expect_shape(out, shapes[0], f"the {first} of {what}")
+    expect_shape(weights, shapes[1], f"the weights of {what}")
+
+
 def _masked(args: Sequence[Any], mask: np.ndarray | None) -> Args:
     return Args(*args) if mask is None else Args(*args, mask=mask)
 
@@ -377,10 +362,7 @@ def sdpa_shapes(t: Trial) -> None:
     inputs = [_qkv(t.rng, (), *d) for d in dims]
     for (lq, lk, _, dv), (Q, K, V), reply in zip(dims, inputs, t.call_each([Args(*qkv) for qkv in inputs]),
                                                   strict=True):
-        what = f"attention with {_describe(Q, K, V)}"
-        out, w = _attention(reply, what, numpy_only=True)
-        expect_shape(out, (lq, dv), f"the output of {what}")
-        expect_shape(w, (lq, lk), f"the weights of {what}")
+        _expect_outputs(reply, f"attention with {_describe(Q, K, V)}", ((lq, dv), (lq, lk)))
 
 
 @check("scaled_dot_product_attention", "matches_definition")
@@ -400,8 +382,8 @@ def sdpa_rows_sum(t: Trial) -> None:
     rng = t.rng
     cases = [(_qkv(rng, (), 5, 7, 8, 3, scale=1.5), None),
              (_qkv(rng, (), 3, 4, 4, 2, scale=1.5), None),
-             (_qkv(rng, (), 4, 6, 4, 3, scale=1.5), _random_mask(rng, (4, 6))),
-             (_qkv(rng, (), 3, 5, 4, 2, scale=1.5), _random_mask(rng, (1, 5)))]
+             (_qkv(rng, (), 4, 6, 4, 3, scale=1.5), random_mask(rng, (4, 6))),
+             (_qkv(rng, (), 3, 5, 4, 2, scale=1.5), random_mask(rng, (1, 5)))]
     for ((Q, K, V), mask), reply in zip(cases, t.call_each([_masked(qkv, mask) for qkv, mask in cases]),
                                         strict=True):
         what = f"attention with {_describe(Q, K, V)}" + _mask_text(mask)
@@ -430,8 +412,8 @@ def sdpa_scale(t: Trial) -> None:
             continue
         scores = Q @ K.T
         diagnoses = [
-            (_softmax_rows(scores), "softmax(Q K^T): the 1/sqrt(d_k) scale is missing"),
-            (_softmax_rows(scores / dk), "softmax(Q K^T / d_k): divide by sqrt(d_k), not by d_k"),
+            (ref.softmax(scores), "softmax(Q K^T): the 1/sqrt(d_k) scale is missing"),
+            (ref.softmax(scores / dk), "softmax(Q K^T / d_k): divide by sqrt(d_k), not by d_k"),
         ]
         for candidate, why in diagnoses:
             if close_mask(t, w, candidate).all():
@@ -454,9 +436,9 @@ def _expect_masked_zero(w: np.ndarray, allowed: np.ndarray, what: str, blocker: 
 @check("scaled_dot_product_attention", "masked_weights_are_zero")
 def sdpa_masked(t: Trial) -> None:
     rng = t.rng
-    cases = [(_qkv(rng, (), 4, 6, 4, 2, scale=1.5), _random_mask(rng, (4, 6))),
-             (_qkv(rng, (), 3, 5, 4, 3, scale=1.5), _random_mask(rng, (1, 5))),
-             (_qkv(rng, (2,), 3, 5, 4, 3, scale=1.5), _random_mask(rng, (2, 1, 5)))]
+    cases = [(_qkv(rng, (), 4, 6, 4, 2, scale=1.5), random_mask(rng, (4, 6))),
+             (_qkv(rng, (), 3, 5, 4, 3, scale=1.5), random_mask(rng, (1, 5))),
+             (_qkv(rng, (2,), 3, 5, 4, 3, scale=1.5), random_mask(rng, (2, 1, 5)))]
     for ((Q, K, V), mask), reply in zip(cases, t.call_each([_masked(qkv, mask) for qkv, mask in cases]),
                                         strict=True):
         what = f"attention with {_describe(Q, K, V)}, mask {mask.shape}"
@@ -488,7 +470,7 @@ def sdpa_batched(t: Trial) -> None:
     not counted again here; ``K.T``, which reverses the batch axes too, is)."""
     rng = t.rng
     cases = [(_qkv(rng, (3,), 4, 5, 2, 3), None), (_qkv(rng, (2, 3), 4, 5, 3, 2), None),
-             (_qkv(rng, (2, 2), 3, 4, 5, 2), _random_mask(rng, (2, 1, 3, 4)))]
+             (_qkv(rng, (2, 2), 3, 4, 5, 2), random_mask(rng, (2, 1, 3, 4)))]
     calls = []  # each batch, then each of its elements alone
     for (Q, K, V), mask in cases:
         calls.append(_masked((Q, K, V), mask))
@@ -551,10 +533,10 @@ def _bahdanau_what(args: Sequence[np.ndarray], mask: np.ndarray | None = None) -
     return text + f", d_a = {args[4].shape[0]}" + _mask_text(mask)
 
 
-def _bahdanau(reply: Any, args: Sequence[np.ndarray], mask: np.ndarray | None = None, *,
-              numpy_only: bool = False) -> tuple[np.ndarray, np.ndarray, str]:
+def _bahdanau(reply: Any, args: Sequence[np.ndarray],
+              mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, str]:
     what = _bahdanau_what(args, mask)
-    ctx, w = _attention(reply, what, numpy_only=numpy_only, first="context")
+    ctx, w = _attention(reply, what, first="context")
     return ctx, w, what
 
 
@@ -564,9 +546,7 @@ def bahdanau_shapes(t: Trial) -> None:
     inputs = [_bahdanau_inputs(t.rng, *d) for d in dims]
     for (b, lk, _, dk, _), args, reply in zip(dims, inputs, t.call_each([Args(*a) for a in inputs]),
                                               strict=True):
-        ctx, w, what = _bahdanau(reply, args, numpy_only=True)
-        expect_shape(ctx, (b, dk), f"the context of {what}")
-        expect_shape(w, (b, lk), f"the weights of {what}")
+        _expect_outputs(reply, _bahdanau_what(args), ((b, dk), (b, lk)), first="context")
 
 
 @check("bahdanau_attention", "matches_definition")
@@ -585,7 +565,7 @@ def bahdanau_rows_sum(t: Trial) -> None:
     rng = t.rng
     cases: list[tuple[tuple[np.ndarray, ...], np.ndarray | None]] = [
         (_bahdanau_inputs(rng, 3, 6, 4, 5, 6), None), (_bahdanau_inputs(rng, 4, 5, 3, 2, 4), None)]
-    cases.append((_bahdanau_inputs(rng, 3, 6, 4, 3, 5), _random_mask(rng, (3, 6))))
+    cases.append((_bahdanau_inputs(rng, 3, 6, 4, 3, 5), random_mask(rng, (3, 6))))
     for (args, mask), reply in zip(cases, t.call_each([_masked(a, m) for a, m in cases]), strict=True):
         ctx, w, what = _bahdanau(reply, args, mask)
         expect_shape(w, args[1].shape[:2], f"the weights of {what}")
@@ -597,7 +577,7 @@ def bahdanau_masked(t: Trial) -> None:
     cases = []
     for b, lk, dq, dk, da in [(3, 6, 4, 5, 6), (2, 4, 3, 3, 4)]:
         args = _bahdanau_inputs(t.rng, b, lk, dq, dk, da)
-        cases.append((args, _random_mask(t.rng, (b, lk))))
+        cases.append((args, random_mask(t.rng, (b, lk))))
     for (args, mask), reply in zip(cases, t.call_each([_masked(a, m) for a, m in cases]), strict=True):
         b, lk = mask.shape
         _, w, what = _bahdanau(reply, args, mask)
@@ -615,7 +595,7 @@ def bahdanau_masked(t: Trial) -> None:
 def bahdanau_context(t: Trial) -> None:
     rng = t.rng
     cases = [(_bahdanau_inputs(rng, 3, 5, 4, 6, 7), None),
-             (_bahdanau_inputs(rng, 2, 6, 3, 4, 5), _random_mask(rng, (2, 6)))]
+             (_bahdanau_inputs(rng, 2, 6, 3, 4, 5), random_mask(rng, (2, 6)))]
     for (args, mask), reply in zip(cases, t.call_each([_masked(a, m) for a, m in cases]), strict=True):
         keys = args[1]
         ctx, w, what = _bahdanau(reply, args, mask)
@@ -637,8 +617,7 @@ def split_shape(t: Trial) -> None:
     replies = t.call_each([Args(x, d[3]) for x, d in zip(xs, dims, strict=True)])
     for (b, length, d_model, heads), x, reply in zip(dims, xs, replies, strict=True):
         what = f"split_heads(x, {heads}) for x of shape {x.shape}"
-        out = as_array(reply, what, numpy_only=True)
-        expect_shape(out, (b, heads, length, d_model // heads), what)
+        expect_output(reply, what, (b, heads, length, d_model // heads))
 
 
 @check("split_heads", "head_holds_its_features")
@@ -668,12 +647,11 @@ def split_rejects(t: Trial) -> None:
     errors = t.raised_each([Args(t.rng.normal(size=shape), heads) for shape, heads in cases])
     for (shape, heads), error in zip(cases, errors, strict=True):
         what = f"split_heads(x, {heads}) for x of shape {shape}"
-        if error is None:
-            raise CheckFailed(f"{what} returned a result; it must raise ValueError because "
-                              f"d_model = {shape[-1]} is not divisible by num_heads = {heads}")
-        if not error.is_a("ValueError"):
-            raise CheckFailed(f"{what} raised {error.describe()}; it must raise ValueError "
-                              f"(d_model = {shape[-1]} is not divisible by num_heads = {heads})")
+        expect_raises(error, "ValueError",
+                      returned=f"{what} returned a result; it must raise ValueError because "
+                               f"d_model = {shape[-1]} is not divisible by num_heads = {heads}",
+                      other=f"{what} raised {{raised}}; it must raise ValueError "
+                            f"(d_model = {shape[-1]} is not divisible by num_heads = {heads})")
 
 
 @check("combine_heads", "output_shape")
@@ -682,8 +660,7 @@ def combine_shape(t: Trial) -> None:
     xs = [t.rng.normal(size=d) for d in dims]
     for (b, heads, length, dk), x, reply in zip(dims, xs, t.call_each([Args(x) for x in xs]), strict=True):
         what = f"combine_heads(x) for x of shape {x.shape}"
-        out = as_array(reply, what, numpy_only=True)
-        expect_shape(out, (b, length, heads * dk), what)
+        expect_output(reply, what, (b, length, heads * dk))
 
 
 @check("combine_heads", "inverts_split_heads")
@@ -725,9 +702,7 @@ def pe_shape(t: Trial) -> None:
     sizes = [(1, 2), (10, 4), (50, 16), (7, 6), (3, 128)]
     for (max_len, d_model), reply in zip(sizes, t.call_each([Args(*size) for size in sizes]), strict=True):
         what = f"positional_encoding({max_len}, {d_model})"
-        out = as_array(reply, what, numpy_only=True)
-        expect_shape(out, (max_len, d_model), what)
-        expect_floating(out, what)
+        expect_output(reply, what, (max_len, d_model), expect_floating)
 
 
 @check("positional_encoding", "matches_formula")
@@ -788,12 +763,10 @@ def pe_rejects(t: Trial) -> None:
     sizes = [(10, 5), (4, 7), (3, 3)]
     for (max_len, d_model), error in zip(sizes, t.raised_each([Args(*size) for size in sizes]), strict=True):
         what = f"positional_encoding({max_len}, {d_model})"
-        if error is None:
-            raise CheckFailed(f"{what} returned a result; it must raise ValueError because "
-                              f"d_model is odd (sin and cos columns come in pairs)")
-        if not error.is_a("ValueError"):
-            raise CheckFailed(f"{what} raised {error.describe()}; it must raise ValueError for "
-                              f"an odd d_model")
+        expect_raises(error, "ValueError",
+                      returned=f"{what} returned a result; it must raise ValueError because "
+                               f"d_model is odd (sin and cos columns come in pairs)",
+                      other=f"{what} raised {{raised}}; it must raise ValueError for an odd d_model")
 
 
 # ---- relative_shift_matrix -------------------------------------------------------------
@@ -804,9 +777,7 @@ def shift_shape(t: Trial) -> None:
     cases = [(1, 4), (0, 2), (-3, 16), (5, 6)]
     for (k, d_model), reply in zip(cases, t.call_each([Args(*case) for case in cases]), strict=True):
         what = f"relative_shift_matrix({k}, {d_model})"
-        out = as_array(reply, what, numpy_only=True)
-        expect_shape(out, (d_model, d_model), what)
-        expect_floating(out, what)
+        expect_output(reply, what, (d_model, d_model), expect_floating)
 
 
 @check("relative_shift_matrix", "block_diagonal_rotations")

@@ -4,7 +4,7 @@ The student's module is built and run in the sandbox (``Trial.module``); inputs 
 arrays drawn from the trial's rng (masks are bool) and the weights are copied in by
 state-dict key. The reference runs in float64 torch on the same values with the same weights.
 
-This module imports neither torch nor the reference at import time: the checks package must
+This module imports neither torch nor the torch reference at import time: the checks package must
 import in environments without torch. Both are imported lazily by the helpers below.
 """
 
@@ -26,6 +26,9 @@ from grader.checks.base import (
     expect_shape,
     fmt_index,
 )
+from grader.checks.expect import expect_raises
+from grader.checks.inputs import random_mask
+from reference import attention_numpy as ref_np
 
 from . import check
 
@@ -69,15 +72,10 @@ def _reference_module(cls_name: str, init: Sequence[Any], state: dict[str, np.nd
     return result
 
 
-def _pe_table(max_len: int, d_model: int, swapped: bool = False) -> np.ndarray:
-    """``positional_encoding(max_len, d_model)`` in float64 (sin and cos exchanged if asked)."""
-    positions = np.arange(max_len, dtype=np.float64)[:, None]
-    pair = np.arange(d_model // 2, dtype=np.float64)[None, :]
-    angles = positions / 10000.0 ** (2.0 * pair / d_model)
-    table = np.empty((max_len, d_model))
-    table[:, 0::2] = np.cos(angles) if swapped else np.sin(angles)
-    table[:, 1::2] = np.sin(angles) if swapped else np.cos(angles)
-    return table
+def _sin_cos_swapped(table: np.ndarray) -> np.ndarray:
+    """``table`` with each (sin, cos) column pair exchanged."""
+    rows, width = table.shape
+    return table.reshape(rows, width // 2, 2)[..., ::-1].reshape(rows, width)
 
 
 # ---- inputs --------------------------------------------------------------------------------
@@ -100,15 +98,6 @@ def _lengths_mask(t: Trial, batch: int, length: int) -> np.ndarray:
     lengths[0] = max(1, length - 2)
     lengths[-1] = length
     return np.arange(length)[None, :] < lengths[:, None]
-
-
-def _random_mask(t: Trial, batch: int, length: int) -> np.ndarray:
-    """A scattered mask ``(batch, length)`` with at least one allowed key per row."""
-    mask = t.rng.random((batch, length)) < 0.6
-    mask[np.arange(batch), t.rng.integers(0, length, size=batch)] = True
-    mask[:, 0] &= t.rng.random(batch) < 0.5  # block some first keys: not just a suffix
-    mask[~mask.any(axis=1), -1] = True
-    return mask
 
 
 # ---- reading the reply ---------------------------------------------------------------------
@@ -246,7 +235,7 @@ def bahdanau_forward(t: Trial) -> None:
 @check(BAHDANAU, "mask_zeroes_weights")
 def bahdanau_mask(t: Trial) -> None:
     _bahdanau_case(t, 4, 6, mask=_lengths_mask(t, 4, 6))
-    _bahdanau_case(t, 3, 7, mask=_random_mask(t, 3, 7))
+    _bahdanau_case(t, 3, 7, mask=random_mask(t.rng, (3, 7)))
 
 
 @check(BAHDANAU, "gradients_flow")
@@ -313,14 +302,11 @@ def mha_submodules(t: Trial) -> None:
 @check(MHA, "rejects_indivisible_d_model")
 def mha_rejects(t: Trial) -> None:
     for d_model, heads in [(10, 3), (8, 3)]:
-        raised = t.module_raises(d_model, heads)
-        if raised is None:
-            raise CheckFailed(f"{MHA}({d_model}, {heads}) built without an error, but "
-                              f"d_model={d_model} is not divisible by num_heads={heads}: "
-                              "raise ValueError")
-        if not raised.is_a("ValueError"):
-            raise CheckFailed(f"{MHA}({d_model}, {heads}) raised {raised.describe()}; the contract "
-                              "asks for a ValueError when d_model is not divisible by num_heads")
+        expect_raises(t.module_raises(d_model, heads), "ValueError",
+                      returned=f"{MHA}({d_model}, {heads}) built without an error, but "
+                               f"d_model={d_model} is not divisible by num_heads={heads}: raise ValueError",
+                      other=f"{MHA}({d_model}, {heads}) raised {{raised}}; the contract asks for a "
+                            "ValueError when d_model is not divisible by num_heads")
 
 
 @check(MHA, "split_and_combine_heads")
@@ -433,10 +419,10 @@ def pe_buffer(t: Trial) -> None:
         pe = as_array(reply.fetched["pe"], "the buffer pe")
         expect_floating(pe, "the buffer pe")
         expect_shape(pe, (1, max_len, d_model), f"the buffer pe of {where}")
-        table = t.reference(_pe_table, max_len, d_model)
+        table = t.reference(ref_np.positional_encoding, max_len, d_model)
         tol = t.tolerance(pe.dtype)
         if not np.allclose(pe[0], table, rtol=tol.rtol, atol=tol.atol):
-            swapped = _pe_table(max_len, d_model, swapped=True)
+            swapped = _sin_cos_swapped(table)
             if np.allclose(pe[0], swapped, rtol=tol.rtol, atol=tol.atol):
                 raise CheckFailed(f"the buffer pe of {where} has cos on the even features and sin "
                                   "on the odd ones; the contract puts sin on even features (2i) "
@@ -447,7 +433,7 @@ def pe_buffer(t: Trial) -> None:
 @check(PE, "forward_adds_encoding")
 def pe_forward(t: Trial) -> None:
     d_model, max_len, batch = 8, 20, 2
-    table = t.reference(_pe_table, max_len, d_model)[None]
+    table = t.reference(ref_np.positional_encoding, max_len, d_model)[None]
     for length in (1, 6, max_len):
         x = _f32(t, batch, length, d_model)
         reply = t.module(d_model, max_len, args=(x,), fetch=["pe"])
