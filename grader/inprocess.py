@@ -39,8 +39,8 @@ class InProcessRunner:
     def begin_item(self, item: str) -> None:
         return None
 
-    def request(self, message: dict[str, Any]) -> Any:
-        reply = serve.handle(message, self.namespace)
+    def request(self, message: wire.Request) -> Any:
+        reply = serve.handle(message.to_json(), self.namespace)
         return wire.parse(wire.pack(reply)[wire.HEADER_SIZE:])
 
     def end_item(self) -> ItemOutput:

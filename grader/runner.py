@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .load import SourceFile
+from .wire import Request
 
 
 class RunnerLost(Exception):
@@ -47,7 +48,9 @@ class Runner(Protocol):
 
     def begin_item(self, item: str) -> None: ...
 
-    def request(self, message: Any) -> Any: ...
+    def request(self, message: Request) -> Any:
+        """Send ``message``; the reply's JSON as it came (``wire.Reply.from_json`` reads it)."""
+        ...
 
     def end_item(self) -> ItemOutput: ...
 

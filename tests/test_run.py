@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from grader import wire
 from grader.bundle import load_bundle
 from grader.config import DEFAULT_ASSIGNMENT
 from grader.inprocess import InProcessRunner
@@ -31,8 +32,8 @@ class Flaky:
     def begin_item(self, item: str) -> None:
         self.item = item
 
-    def request(self, message: dict[str, Any]) -> Any:
-        if message.get("name") == self.poison:
+    def request(self, message: wire.Request) -> Any:
+        if message.name == self.poison:
             raise self.kind("it was killed" if self.kind is RunnerLost else "the time limit of 10 s ran out")
         return self.inner.request(message)
 

@@ -227,7 +227,7 @@ class SandboxRunner:
         self._take_output()
         self.budget = self.limits.item_seconds
 
-    def request(self, message: dict[str, Any]) -> Any:
+    def request(self, message: wire.Request) -> Any:
         if not self.alive:
             raise RunnerLost(self.lost or "the sandbox is closed")
         # The item's time limit counts only the time spent waiting for the student's code,
@@ -235,7 +235,7 @@ class SandboxRunner:
         started = time.monotonic()
         self.deadline = started + self.budget
         try:
-            self._send(message)
+            self._send(message.to_json())
             return self._receive()
         finally:
             self.budget = max(0.0, self.budget - (time.monotonic() - started))
