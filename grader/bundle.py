@@ -23,10 +23,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import yaml
-
 from .checks import Registry
-from .config import Assignment, ConfigError, parse_assignment
+from .config import Assignment, ConfigError, parse_assignment, read_yaml
 
 YAML_NAME = "assignment.yaml"
 _LAYOUT_KEYS = {"checks": "checks", "reference": "reference", "catalogue": "catalogue"}
@@ -72,12 +70,7 @@ def bundle_yaml(path: Path | str) -> Path:
 def load_bundle(path: Path | str) -> Bundle:
     """Load and validate a bundle (its folder or its YAML); a ``ConfigError`` names the file and key."""
     yaml_path = bundle_yaml(path).resolve()
-    try:
-        raw = yaml.safe_load(yaml_path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"{yaml_path}: cannot read: {exc.strerror}") from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{yaml_path}: not valid YAML: {exc}") from exc
+    raw = read_yaml(yaml_path)
     parse_assignment(raw, yaml_path)  # the YAML's own mistakes first, before its checks are imported
     layout = _layout(raw.get("bundle", {}), yaml_path)
     reference_dir = layout["reference"]
