@@ -72,15 +72,16 @@ def load_bundle(path: Path | str) -> Bundle:
     yaml_path = bundle_yaml(path).resolve()
     raw = read_yaml(yaml_path)
     parse_assignment(raw, yaml_path)  # the YAML's own mistakes first, before its checks are imported
-    layout = _layout(raw.get("bundle", {}), yaml_path)
-    reference_dir = layout["reference"]
-    _import_reference(reference_dir, yaml_path)
-    registry = _import_checks(layout["checks"], yaml_path)
+    folders, warm = _layout(raw.get("bundle", {}), yaml_path)
+    _import_reference(folders["reference"], yaml_path)
+    registry = _import_checks(folders["checks"], yaml_path)
     assignment = parse_assignment(raw, yaml_path, registry.known())
-    return Bundle(yaml_path.parent, assignment, registry, reference_dir, layout["catalogue"], layout["warm"])
+    return Bundle(yaml_path.parent, assignment, registry, folders["reference"], folders["catalogue"], warm)
 
 
-def _layout(section: Any, path: Path) -> dict[str, Any]:
+def _layout(section: Any, path: Path) -> tuple[dict[str, Path], tuple[str, ...]]:
+    """The ``bundle:`` section: its folders (resolved) and its warm modules."""
+
     def fail(key: str, why: str) -> ConfigError:
         return ConfigError(f"{path}: bundle.{key}: {why}")
 
@@ -89,7 +90,7 @@ def _layout(section: Any, path: Path) -> dict[str, Any]:
     for key in section:
         if key not in {*_LAYOUT_KEYS, "warm"}:
             raise fail(str(key), f"unknown key (expected one of {sorted({*_LAYOUT_KEYS, 'warm'})})")
-    layout: dict[str, Any] = {}
+    folders: dict[str, Path] = {}
     for key, default in _LAYOUT_KEYS.items():
         value = section.get(key, default)
         if not isinstance(value, str) or not value:
@@ -97,12 +98,11 @@ def _layout(section: Any, path: Path) -> dict[str, Any]:
         folder = (path.parent / value).resolve()
         if key != "catalogue" and not folder.is_dir():  # a bundle without a catalogue has no entries
             raise fail(key, f"{folder} is not a folder")
-        layout[key] = folder
+        folders[key] = folder
     warm = section.get("warm", [])
     if not isinstance(warm, list) or not all(isinstance(m, str) and m for m in warm):
         raise fail("warm", f"expected a list of module names, got {warm!r}")
-    layout["warm"] = tuple(warm)
-    return layout
+    return folders, tuple(warm)
 
 
 def _import_reference(folder: Path, path: Path) -> None:
