@@ -44,10 +44,6 @@ class Bundle:
         return self.assignment.name
 
     @property
-    def item_count(self) -> int:
-        return len(self.assignment.items)
-
-    @property
     def release(self) -> tuple[str, ...]:
         """The source notebooks released to students (nbgrader's ``generate_assignment``)."""
         return tuple(f"{notebook}.ipynb" for notebook in self.assignment.notebooks)
