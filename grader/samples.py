@@ -15,8 +15,9 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from .catalogue import Entry, load_catalogue, reference_source
-from .config import DEFAULT_ASSIGNMENT, Assignment, ConfigError, load_assignment
+from .bundle import Bundle, load_bundle
+from .catalogue import Entry, load_catalogue
+from .config import DEFAULT_ASSIGNMENT, ConfigError
 
 SPEC = "sample_students.yaml"
 
@@ -28,15 +29,15 @@ class SampleStudent:
     base: str | None  # a sample student whose notebooks it starts from; None: the reference modules
 
 
-def sample_students(assignment: Assignment) -> list[SampleStudent]:
-    path = assignment.path.parent / SPEC
+def sample_students(bundle: Bundle) -> list[SampleStudent]:
+    path = bundle.root / SPEC
     try:
         spec = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"{path}: cannot be read: {exc}") from exc
     if not isinstance(spec, dict):
         raise ConfigError(f"{path}: expected a mapping of student -> {{from, entries}}")
-    catalogue = {e.name: e for e in load_catalogue(assignment)}
+    catalogue = {e.name: e for e in load_catalogue(bundle)}
     students = []
     for name, fields in spec.items():
         if not isinstance(fields, dict) or set(fields) - {"from", "entries"} or "entries" not in fields:
@@ -48,15 +49,15 @@ def sample_students(assignment: Assignment) -> list[SampleStudent]:
     return students
 
 
-def write_student(student: SampleStudent, class_dir: Path, assignment: Assignment) -> Path:
+def write_student(student: SampleStudent, class_dir: Path, bundle: Bundle) -> Path:
     """Write one generated student into ``class_dir`` (replacing its folder whole)."""
     target = class_dir / student.name
     with tempfile.TemporaryDirectory(dir=class_dir.parent, prefix=".sample-") as tmp:
         folder = Path(tmp) / student.name
-        for notebook in assignment.notebooks:
+        for notebook in bundle.assignment.notebooks:
             entries = [e for e in student.entries if e.notebook == notebook]
             if student.base is None:
-                source = reference_source(notebook)
+                source = bundle.reference_source(notebook)
                 for entry in entries:
                     source = f"{source}\n\n# ---- {entry.kind}: {entry.name} ----\n{entry.code}"
                 folder.mkdir(parents=True, exist_ok=True)
@@ -77,15 +78,14 @@ def write_student(student: SampleStudent, class_dir: Path, assignment: Assignmen
 
 
 def main(argv: list[str]) -> int:
-    bundle = Path(argv[0]) if argv else DEFAULT_ASSIGNMENT.parent
     try:
-        assignment = load_assignment(bundle / "assignment.yaml")
-        students = sample_students(assignment)
+        bundle = load_bundle(argv[0] if argv else DEFAULT_ASSIGNMENT)
+        students = sample_students(bundle)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for student in students:
-        print(write_student(student, bundle / "sample_class", assignment))
+        print(write_student(student, bundle.root / "sample_class", bundle))
     return 0
 
 

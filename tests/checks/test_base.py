@@ -3,16 +3,16 @@ import itertools
 import numpy as np
 import pytest
 
-from grader.checks import known_checks
+from grader.bundle import load_bundle
 from grader.checks.base import Trial, close_mask
-from grader.config import DEFAULT_ASSIGNMENT, load_assignment
+from grader.config import DEFAULT_ASSIGNMENT
 
 SPECIAL = [0.0, 1.0, -1.0, 1.0 + 1e-12, 1.0 + 1e-5, 1e-10, 1e300, np.inf, -np.inf, np.nan]
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
 def test_close_mask_follows_isclose_on_special_values(dtype):
-    assignment = load_assignment(DEFAULT_ASSIGNMENT, known_checks())
+    assignment = load_bundle(DEFAULT_ASSIGNMENT).assignment
     trial = Trial(assignment.item("softmax"), "matches_definition", 0, [0], runner=None)  # type: ignore[arg-type]
     pairs = list(itertools.product(SPECIAL, repeat=2))
     with np.errstate(all="ignore"):

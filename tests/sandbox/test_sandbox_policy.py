@@ -160,7 +160,7 @@ def test_full_mode_probes_the_host(monkeypatch):
 def test_only_system_folders_stay_visible_at_the_top():
     from grader.sandbox.client import SYSTEM_FOLDERS, default_hidden
 
-    hidden = default_hidden(None, None)
+    hidden = default_hidden(None)
     for entry in Path("/").iterdir():
         if entry.is_dir() and not entry.is_symlink() and entry.name not in SYSTEM_FOLDERS:
             # Covered whole, or (on the way to the interpreter) child by child.

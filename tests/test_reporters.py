@@ -1,14 +1,22 @@
+"""The three reporters of a run (grades.csv, results.json, feedback) and the summary's tally."""
+
 import csv
 import json
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from grader.checks import known_checks
-from grader.config import DEFAULT_ASSIGNMENT, load_assignment
-from grader.report import ReportWriter, feedback
-from grader.results import CheckResult, ItemResult, NotebookReport, SubmissionResult
+import pytest
 
-A = load_assignment(DEFAULT_ASSIGNMENT, known_checks())
+from grader.bundle import load_bundle
+from grader.config import DEFAULT_ASSIGNMENT
+from grader.report import Tally
+from grader.reporters import DEFAULT_REPORTERS, REPORTERS, open_reporter
+from grader.reporters.feedback_md import feedback
+from grader.results import CheckResult, ItemResult, NotebookReport, RunInfo, SubmissionResult
+
+BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+A = BUNDLE.assignment
+RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", True, True, ("a note",), "today")
 
 
 def result(student: str, failing: str | None = None) -> SubmissionResult:
@@ -32,30 +40,32 @@ def test_results_round_trip_through_json():
     assert json.dumps(r.to_json()) == json.dumps(asdict(r))  # every field, in the dataclasses' order
 
 
-def test_writer_streams_json_sorts_csv_and_summarises(tmp_path: Path):
-    writer = ReportWriter(tmp_path, A, {"seed": 5})
-    writer.add(result("zoë"))
-    writer.add(result("Ada Lovelace", "softmax"))
-    summary = writer.close()
+def test_reporters_stream_json_sort_csv_and_the_tally_summarises(tmp_path: Path):
+    reporters = [open_reporter(name, tmp_path) for name in DEFAULT_REPORTERS]
+    tally = Tally(A)
+    for reporter in reporters:
+        reporter.start(BUNDLE, RUN)
+    for r in (result("zoë"), result("Ada Lovelace", "softmax")):
+        for reporter in reporters:
+            reporter.add(r)
+        tally.add(r)
+    for reporter in reporters:
+        reporter.close()
+    summary = tally.summary()
     with open(tmp_path / "grades.csv", newline="", encoding="utf-8") as handle:
         table = list(csv.reader(handle))
     assert [row[0] for row in table[1:]] == ["Ada Lovelace", "zoë"]
+    assert table[0] == ["student", "score", "max_score", *(i.name for i in A.items)]
     assert table[1][:4] == ["Ada Lovelace", "90", "100", "0"]
     data = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
-    assert data["run"] == {"seed": 5} and len(data["students"]) == 2
+    assert data["run"]["seed"] == 5 and data["run"]["sandbox"]["notes"] == ["a note"]
+    assert [s["student"] for s in data["students"]] == ["zoë", "Ada Lovelace"]  # as they came
+    assert SubmissionResult.from_json(data["students"][1]) == result("Ada Lovelace", "softmax")
     assert summary.students == 2 and summary.mean == 95
     assert dict(summary.pass_rates)["softmax"] == 0.5 and dict(summary.pass_rates)["causal_mask"] == 1.0
     assert "2 students graded; class mean 95.0 / 100" in summary.lines()[0]
     assert (tmp_path / "feedback" / "zoë.md").exists()
-
-
-def test_feedback_names_failed_properties_cells_and_output():
-    text = feedback(result("Ada", "softmax"))
-    assert "**Score: 90 / 100**" in text
-    assert "`rows_sum_to_one` (1 pt) **failed**: row [3] of softmax(x) sums to 0.61, not 1" in text
-    assert "attention_numpy, code cell 3 (y = x) raised `NameError: x`" in text
-    assert "hello ʼʼʼ world" in text  # a student's fence cannot break out of the code block
-    assert "## `causal_mask`" not in text  # nothing to say about a full-marks item
+    assert data["feedback"] == {"Ada Lovelace": "feedback/Ada Lovelace.md", "zoë": "feedback/zoë.md"}
 
 
 def test_an_unusable_notebook_is_explained_once_not_once_per_check():
@@ -70,14 +80,39 @@ def test_an_unusable_notebook_is_explained_once_not_once_per_check():
     assert text.count(why) == 1
 
 
-def test_the_summary_lists_file_problems_and_skipped_entries(tmp_path: Path):
-    writer = ReportWriter(tmp_path, A, {"seed": 5})
+def test_the_summary_lists_file_problems_and_skipped_entries():
+    tally = Tally(A)
     base = result("Ada")
     missing = NotebookReport("attention_torch", None, "attention_torch.ipynb was not submitted", (), "")
     renamed = NotebookReport("attention_numpy", "attention_numpy (1).ipynb", None, (), "",
                              "graded attention_numpy (1).ipynb: its name is not attention_numpy.ipynb")
-    writer.add(SubmissionResult("Ada", 0, A.max_score, base.items, (renamed, missing), 0.1))
-    lines = replace(writer.close(), skipped=(".git (its name begins with '.')",)).lines()
+    tally.add(SubmissionResult("Ada", 0, A.max_score, base.items, (renamed, missing), 0.1))
+    lines = replace(tally.summary(), skipped=(".git (its name begins with '.')",)).lines()
     assert "  Ada: attention_torch missing (attention_torch.ipynb was not submitted)" in lines
     assert "  Ada: attention_numpy: graded attention_numpy (1).ipynb: its name is not attention_numpy.ipynb" in lines
     assert lines[-1] == "  .git (its name begins with '.')"
+
+
+def test_feedback_names_failed_properties_cells_and_output():
+    text = feedback(result("Ada", "softmax"))
+    assert "**Score: 90 / 100**" in text
+    assert "`rows_sum_to_one` (1 pt) **failed**: row [3] of softmax(x) sums to 0.61, not 1" in text
+    assert "attention_numpy, code cell 3 (y = x) raised `NameError: x`" in text
+    assert "hello ʼʼʼ world" in text  # a student's fence cannot break out of the code block
+    assert "## `causal_mask`" not in text  # nothing to say about a full-marks item
+
+
+def test_reporters_are_chosen_by_name(tmp_path: Path):
+    assert set(DEFAULT_REPORTERS) <= set(REPORTERS)
+    with pytest.raises(ValueError, match="unknown reporter 'nope'"):
+        open_reporter("nope", tmp_path)
+    only = open_reporter("grades-csv", tmp_path)
+    only.start(BUNDLE, RUN)
+    only.add(result("a"))
+    only.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["grades.csv"]
+
+
+def test_run_info_keeps_the_results_json_layout():
+    assert list(RUN.to_json()) == ["seed", "assignment", "class", "grader_version", "jobs", "scheduler",
+                                   "sandbox", "started"]
