@@ -43,6 +43,10 @@ MS_STRICTATIME = 0x1000000
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
+PR_CAPBSET_DROP = 24
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+CAPABILITY_VERSION_3 = 0x20080522
 AT_FDCWD = -100
 AT_RECURSIVE = 0x8000
 MOUNT_ATTR_RDONLY = 0x1
@@ -76,6 +80,8 @@ def main(config: dict[str, Any], sock_fd: int, out_fd: int) -> int:
     except OSError:
         pass
     if config["namespaces"]:
+        if config["user_namespace"]:
+            policy.map_ids(*config["host_ids"])
         _isolate_filesystem([Path(p) for p in config["hide"]], [Path(p) for p in config["keep"]])
         _libc.sethostname(b"sandbox", 7)
     else:
@@ -83,11 +89,13 @@ def main(config: dict[str, Any], sock_fd: int, out_fd: int) -> int:
         _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         os.chdir(config["workdir"])
     _set_limits(config)
+    _drop_bounding_set()  # needs CAP_SETPCAP, which the uid change below takes away
     if config["drop_uid"]:
         uid = int(config["uid"])
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
+    _clear_capabilities()
     _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     os.environ.clear()
     os.environ.update({"HOME": os.getcwd(), "TMPDIR": os.getcwd(), "MPLBACKEND": "Agg",
@@ -176,6 +184,37 @@ def _read_only_except(writable: list[Path]) -> None:
             _mount(None, target, None, flags)
         except OSError:
             pass  # covered by a later mount, or already read-only
+
+
+def _drop_bounding_set() -> None:
+    """No capability can come back, not even through an exec (of a file with capabilities,
+    or as root). Refused without CAP_SETPCAP (degraded mode): nothing to drop there."""
+    try:
+        last = int(open("/proc/sys/kernel/cap_last_cap").read())
+    except (OSError, ValueError):
+        last = 63
+    for cap in range(last + 1):
+        _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+
+
+def _clear_capabilities() -> None:
+    """Empty effective, permitted, inheritable and ambient sets: the capabilities a process
+    holds in the user namespace it created (all of them) end here, before student code."""
+    _libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header = _CapHeader(CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    if _libc.capset(ctypes.byref(header), data) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"capset: {os.strerror(err)}")
 
 
 def _set_limits(config: dict[str, Any]) -> None:

@@ -57,8 +57,7 @@ class Zygote:
         theirs.close()
         self.control = ours
         hello = self._receive(timeout=120)
-        namespaces, drop_uid, notes = hello["isolation"]
-        self.isolation = Isolation(bool(namespaces), bool(drop_uid), tuple(notes))
+        self.isolation = Isolation.from_json(hello["isolation"])
         self.uid = int(hello["uid"])
 
     def _receive(self, timeout: float | None = None) -> dict[str, Any]:

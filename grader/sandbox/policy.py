@@ -12,62 +12,142 @@ from pathlib import Path
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 NAMESPACES = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID | CLONE_NEWNET
+
+# The rungs of the ladder, best first: what results.json's run.sandbox.mode says.
+ROOT_NAMESPACES = "root-namespaces"  # root: namespaces, and a uid of its own per zygote
+USER_NAMESPACES = "user-namespaces"  # any user: the same namespaces inside a user namespace
+DEGRADED = "degraded"  # no namespaces: rlimits, a session, a subreaper, a signal filter
+MODES = (ROOT_NAMESPACES, USER_NAMESPACES, DEGRADED)
+
+MODE_VARIABLE = "ATTENTION_GRADER_SANDBOX"
+# What the variable may say: a rung to force, or "auto" (the best the host gives).
+_FORCED = {"root": ROOT_NAMESPACES, "user": USER_NAMESPACES, "degraded": DEGRADED}
+
+DEGRADED_LOSES = (
+    "no namespaces: submissions can read and write whatever the grader's user may (the class "
+    "folder, the output folder, the reference), see the host's processes and use the network; "
+    "processes, time, memory, files and signals stay bounded, so every student still gets a "
+    "row: grade trusted students only this way")
 
 
 @dataclass(frozen=True)
 class Isolation:
     """How sandboxes are isolated on this host; recorded in results.json."""
 
-    namespaces: bool  # new PID, mount, network, IPC and UTS namespaces
-    drop_uid: bool  # children run as an unprivileged uid of their own
-    notes: tuple[str, ...]  # what is missing and why, for the run's output
+    mode: str  # one of MODES
+    notes: tuple[str, ...] = ()  # what is missing and why, for the run's output
+
+    @property
+    def namespaces(self) -> bool:
+        """New PID, mount, network, IPC and UTS namespaces."""
+        return self.mode != DEGRADED
+
+    @property
+    def user_namespace(self) -> bool:
+        """The namespaces sit in a user namespace of their own (no root needed)."""
+        return self.mode == USER_NAMESPACES
+
+    @property
+    def drop_uid(self) -> bool:
+        """Children run as a host uid of their own."""
+        return self.mode == ROOT_NAMESPACES
 
     @property
     def degraded(self) -> bool:
-        return not (self.namespaces and self.drop_uid)
+        return self.mode == DEGRADED
 
+    def to_json(self) -> dict[str, object]:
+        return {"mode": self.mode, "namespaces": self.namespaces, "drop_uid": self.drop_uid,
+                "notes": list(self.notes)}
 
-MODE_VARIABLE = "ATTENTION_GRADER_SANDBOX"
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> Isolation:
+        mode, notes = data["mode"], data["notes"]
+        if mode not in MODES or not isinstance(notes, list):
+            raise ValueError(f"not an isolation record: {data!r}")
+        return cls(str(mode), tuple(str(n) for n in notes))
 
 
 def probe() -> Isolation:
-    """Try the namespaces in a throwaway child (cheap before numpy and torch are loaded).
+    """The best rung this host gives, tried in throwaway children (cheap before numpy and
+    torch are loaded): namespaces as root, else inside a user namespace, else degraded.
 
-    ``ATTENTION_GRADER_SANDBOX=degraded`` in the environment forces the fallback that a
-    host without root or namespaces gets (rlimits, a new session and process group, a
-    private temporary folder), so that path can be tested on any host.
+    ``ATTENTION_GRADER_SANDBOX`` forces a rung (``root``, ``user`` or ``degraded``); one the
+    host cannot give is an error, never a quiet step down. ``auto`` (or unset) climbs.
     """
-    mode = os.environ.get(MODE_VARIABLE, "").strip().lower()
-    if mode == "degraded":
-        return Isolation(namespaces=False, drop_uid=False, notes=(
-            f"{MODE_VARIABLE}=degraded forces the fallback: no namespaces and no uid of their "
-            "own, only rlimits, a new session and process group and a private temporary folder; "
-            "the submission can see the disk and the network with the grader's rights",))
-    if mode not in ("", "full"):
-        raise ValueError(f"{MODE_VARIABLE}={mode!r}: expected 'degraded' or 'full'")
-    notes = []
+    wanted = os.environ.get(MODE_VARIABLE, "").strip().lower()
+    if wanted not in ("", "auto", *_FORCED):
+        raise ValueError(f"{MODE_VARIABLE}={wanted!r}: expected one of auto, "
+                         f"{', '.join(_FORCED)}")
     root = os.geteuid() == 0
-    if not root:
-        notes.append("not running as root: children keep the grader's uid")
-    namespaces = False
-    if sys.platform.startswith("linux"):
-        pid = os.fork()
-        if pid == 0:
+    linux = sys.platform.startswith("linux")
+    if wanted == "degraded":
+        return Isolation(DEGRADED, (f"{MODE_VARIABLE}=degraded forces the fallback; "
+                                    + DEGRADED_LOSES,))
+    if wanted == "root":
+        if not root:
+            raise ValueError(f"{MODE_VARIABLE}=root: the grader is not running as root")
+        if not (linux and _can_unshare(NAMESPACES)):
+            raise ValueError(f"{MODE_VARIABLE}=root: this host refuses new namespaces")
+        return Isolation(ROOT_NAMESPACES)
+    if wanted == "user":
+        if root:
+            raise ValueError(f"{MODE_VARIABLE}=user: the grader runs as root, whose "
+                             "namespaces need no user namespace (use root)")
+        if not (linux and _can_unshare(CLONE_NEWUSER | NAMESPACES)):
+            raise ValueError(f"{MODE_VARIABLE}=user: this host refuses unprivileged user "
+                             "namespaces (see /proc/sys/user/max_user_namespaces, "
+                             "kernel.unprivileged_userns_clone, AppArmor or seccomp)")
+        return Isolation(USER_NAMESPACES)
+    if not linux:
+        return Isolation(DEGRADED, (f"{sys.platform} has no Linux namespaces; " + DEGRADED_LOSES,))
+    if root and _can_unshare(NAMESPACES):
+        return Isolation(ROOT_NAMESPACES)
+    if not root and _can_unshare(CLONE_NEWUSER | NAMESPACES):
+        return Isolation(USER_NAMESPACES)
+    who = "as root" if root else "in a user namespace"
+    return Isolation(DEGRADED, (f"cannot create namespaces {who} (unshare failed); "
+                                + DEGRADED_LOSES,))
+
+
+def _can_unshare(flags: int) -> bool:
+    """Whether a child can make these namespaces and, in them, what every sandbox does
+    first (map its ids, mount a /proc of its own): some hosts allow the one, not the other."""
+    uid, gid = os.getuid(), os.getgid()
+    pid = os.fork()
+    if pid == 0:
+        ok = False
+        try:
             libc = ctypes.CDLL(None, use_errno=True)
-            os._exit(0 if libc.unshare(NAMESPACES) == 0 else 1)
-        _, status = os.waitpid(pid, 0)
-        namespaces = os.waitstatus_to_exitcode(status) == 0
-        if not namespaces:
-            who = "any user" if root else "the grader's user"
-            notes.append("cannot create namespaces (unshare failed): no PID, mount or network "
-                         f"isolation; submissions can read what {who} may read (the class "
-                         "folder, the reference) and use the network")
-    else:
-        notes.append(f"{sys.platform} has no Linux namespaces: only rlimits and a process group")
-    return Isolation(namespaces=namespaces, drop_uid=root, notes=tuple(notes))
+            if libc.unshare(flags) == 0:
+                if flags & CLONE_NEWUSER:
+                    map_ids(uid, gid)
+                inner = os.fork()  # PID 1 of the new PID namespace
+                if inner == 0:
+                    os._exit(0 if libc.mount(b"none", b"/", None, 0x44000, None) == 0  # private
+                             and libc.mount(b"proc", b"/proc", b"proc", 0xE, None) == 0 else 1)
+                ok = os.waitstatus_to_exitcode(os.waitpid(inner, 0)[1]) == 0
+        except BaseException:
+            pass
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
+def map_ids(uid: int, gid: int) -> None:
+    """In a user namespace this process just made: its host uid and gid are the only ids,
+    and map to themselves (no root inside); a process may write this mapping of itself."""
+    with open("/proc/self/setgroups", "w") as handle:
+        handle.write("deny")  # required before an unprivileged gid_map
+    with open("/proc/self/uid_map", "w") as handle:
+        handle.write(f"{uid} {uid} 1")
+    with open("/proc/self/gid_map", "w") as handle:
+        handle.write(f"{gid} {gid} 1")
 
 
 def needed_paths() -> list[Path]:

@@ -22,7 +22,7 @@ import time
 import traceback
 from typing import Any
 
-from .policy import NAMESPACES, probe
+from .policy import CLONE_NEWUSER, NAMESPACES, probe
 
 _SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
 
@@ -108,11 +108,12 @@ def main(control_fd: int) -> None:
     # A uid of its own (rlimits on processes are per uid, and kill(-1) as this uid reaches
     # only this zygote's sandboxes, one at a time); distinct for every live zygote.
     uid = 200000 + os.getpid()
-    hello = {"isolation": [isolation.namespaces, isolation.drop_uid, list(isolation.notes)],
-             "uid": uid}
+    hello = {"isolation": isolation.to_json(), "uid": uid}
     control.send(json.dumps(hello).encode())
     live: dict[int, str | None] = {}  # pid -> its scratch folder when it has no namespaces
     sweeper = _Sweeper(uid if isolation.drop_uid else None, live)
+    # The user namespace comes first: it owns the others, so the child can set them up.
+    flags = NAMESPACES | (CLONE_NEWUSER if isolation.user_namespace else 0)
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(control, 1 << 20, 2)
@@ -128,14 +129,16 @@ def main(control_fd: int) -> None:
         op = request["op"]
         if op == "spawn":
             config = {**request["config"], "namespaces": isolation.namespaces,
+                      "user_namespace": isolation.user_namespace,
                       "drop_uid": isolation.drop_uid, "uid": uid,
+                      "host_ids": [os.getuid(), os.getgid()],
                       "address_space": address_space + request["config"]["memory"]}
             workdir = None
             if not isolation.namespaces:
                 workdir = config["workdir"] = tempfile.mkdtemp(prefix="attention-sandbox-")
                 if isolation.drop_uid:
                     os.chown(workdir, uid, uid)
-            pid = _clone(NAMESPACES) if isolation.namespaces else os.fork()
+            pid = _clone(flags) if isolation.namespaces else os.fork()
             if pid == 0:
                 code = 70
                 try:

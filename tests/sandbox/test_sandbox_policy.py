@@ -140,8 +140,10 @@ def test_scratch_dirs_exist_and_are_resolved():
 def test_the_fallback_can_be_forced_and_says_so(monkeypatch):
     monkeypatch.setenv(policy.MODE_VARIABLE, "degraded")
     isolation = policy.probe()
-    assert not isolation.namespaces and not isolation.drop_uid and isolation.degraded
+    assert isolation.mode == policy.DEGRADED and isolation.degraded
+    assert not isolation.namespaces and not isolation.drop_uid
     assert len(isolation.notes) == 1 and policy.MODE_VARIABLE in isolation.notes[0]
+    assert policy.DEGRADED_LOSES in isolation.notes[0]
 
 
 def test_an_unknown_sandbox_mode_is_an_error(monkeypatch):
@@ -150,18 +152,63 @@ def test_an_unknown_sandbox_mode_is_an_error(monkeypatch):
         policy.probe()
 
 
-def test_full_mode_probes_the_host(monkeypatch):
-    monkeypatch.setenv(policy.MODE_VARIABLE, "full")
+def test_auto_climbs_to_the_best_rung_the_host_gives(monkeypatch):
+    monkeypatch.setenv(policy.MODE_VARIABLE, "auto")
     isolation = policy.probe()
-    assert isolation.drop_uid == (os.geteuid() == 0)
+    assert isolation.mode in policy.MODES
     assert isolation.degraded == bool(isolation.notes)
+    if os.geteuid() == 0:
+        assert isolation.mode != policy.USER_NAMESPACES
+    else:
+        assert isolation.mode != policy.ROOT_NAMESPACES
+        assert not isolation.drop_uid
+
+
+def test_a_rung_the_host_cannot_give_is_a_one_line_error_not_a_step_down(monkeypatch):
+    # root's rung without root; the user-namespace rung as root (root needs none).
+    monkeypatch.setenv(policy.MODE_VARIABLE, "user" if os.geteuid() == 0 else "root")
+    with pytest.raises(ValueError, match=f"^{policy.MODE_VARIABLE}=(user|root): [^\n]+$"):
+        policy.probe()
+
+
+def test_each_rung_the_host_gives_can_be_forced(monkeypatch):
+    monkeypatch.setenv(policy.MODE_VARIABLE, "auto")
+    best = policy.probe()
+    forced = {policy.ROOT_NAMESPACES: "root", policy.USER_NAMESPACES: "user"}
+    if best.mode in forced:
+        monkeypatch.setenv(policy.MODE_VARIABLE, forced[best.mode])
+        assert policy.probe() == best
+
+
+def test_the_isolation_record_round_trips_through_json():
+    for mode in policy.MODES:
+        record = policy.Isolation(mode, ("a note",) if mode == policy.DEGRADED else ())
+        data = record.to_json()
+        assert data["mode"] == mode and data["namespaces"] == (mode != policy.DEGRADED)
+        assert policy.Isolation.from_json(data) == record
+    with pytest.raises(ValueError):
+        policy.Isolation.from_json({"mode": "chroot", "notes": []})
 
 
 def test_only_system_folders_stay_visible_at_the_top():
     from grader.sandbox.client import SYSTEM_FOLDERS, default_hidden
 
     hidden = default_hidden(None, None)
+    keep = policy.needed_paths()
+
+    def hidden_or_on_the_way(path: Path) -> bool:
+        return any(h == path or path in h.parents for h in hidden) or any(
+            k == path or path in k.parents for k in keep
+        )
+
     for entry in Path("/").iterdir():
         if entry.is_dir() and not entry.is_symlink() and entry.name not in SYSTEM_FOLDERS:
             # Covered whole, or (on the way to the interpreter) child by child.
-            assert any(h == entry or entry in h.parents for h in hidden), entry
+            assert hidden_or_on_the_way(entry), entry
+            if not any(h == entry for h in hidden):
+                try:
+                    children = list(entry.iterdir())
+                except OSError:  # unreadable to this user: so to its sandboxes too
+                    continue
+                for child in children:
+                    assert hidden_or_on_the_way(child), child
