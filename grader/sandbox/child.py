@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import wire
-from . import nullplot, policy, serve
+from . import guard, nullplot, policy, serve
 
 MS_RDONLY = 0x1
 MS_NOSUID = 0x2
@@ -97,16 +97,22 @@ def main(config: dict[str, Any], sock_fd: int, out_fd: int) -> int:
         os.setresuid(uid, uid, uid)
     _clear_capabilities()
     _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    # Without namespaces the grader's own processes and files are in reach: the filter
+    # keeps them safe. It refuses signals too, so the zygote ends leftovers from outside.
+    filtered = not config["namespaces"] and guard.available()
+    if filtered:
+        guard.install()
     os.environ.clear()
     os.environ.update({"HOME": os.getcwd(), "TMPDIR": os.getcwd(), "MPLBACKEND": "Agg",
                        "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1", "LANG": "C.UTF-8",
                        "PYTHONHASHSEED": "0"})
-    tempfile.tempdir = None  # the zygote's cached choice: recomputed from TMPDIR
+    tempfile.tempdir = os.getcwd()  # not the zygote's cached choice (nor a probe by writing)
     sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
     sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
     sys.stdin = open(0, encoding="utf-8", closefd=False)
     sock = socket.socket(fileno=sock_fd)
-    return _serve(sock, kill_all=bool(config["namespaces"] or config["drop_uid"]))
+    return _serve(sock, kill_all=bool(config["namespaces"] or config["drop_uid"]),
+                  signals=not filtered)
 
 
 def _mount(source: str | None, target: str, fstype: str | None, flags: int,
@@ -266,7 +272,7 @@ class _Channel:
 _CATCHABLE = [s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)]
 
 
-def _serve(sock: socket.socket, kill_all: bool) -> int:
+def _serve(sock: socket.socket, kill_all: bool, signals: bool) -> int:
     channel = _Channel(sock)
     job = channel.receive()
     if job is None:
@@ -293,7 +299,7 @@ def _serve(sock: socket.socket, kill_all: bool) -> int:
         if message is None or message.get("op") == "close":
             return 0
         if message.get("op") == "end_item":
-            _clean_up_processes(kill_all)
+            _clean_up_processes(kill_all, signals)
             _reset_signals(handlers)
             # Threads the item started and left running would go on into the next item;
             # threads cannot be ended one by one, so the grader starts a new sandbox.
@@ -323,15 +329,19 @@ def _reset_signals(handlers: dict[int, Any]) -> None:
             pass
 
 
-def _clean_up_processes(kill_all: bool) -> None:
+def _clean_up_processes(kill_all: bool, signals: bool) -> None:
     """End every process the item left behind (daemons too); the zygote sweeps again.
 
     As PID 1 of the sandbox's namespace, or as the only process of the sandbox's own uid,
     ``kill(-1)`` reaches exactly the sandbox's other processes. Without either, only the
-    descendants, which come back to this process as their subreaper.
+    descendants, which come back to this process as their subreaper. Where the filter
+    refuses signals, only the dead are reaped here (they count against the process limit
+    until then): the zygote ends the rest.
     """
     for _ in range(100):
-        if kill_all:
+        if not signals:
+            pass
+        elif kill_all:
             try:
                 os.kill(-1, signal.SIGKILL)
             except OSError:
@@ -355,7 +365,7 @@ def _clean_up_processes(kill_all: bool) -> None:
             if pid == 0:
                 remaining = True
                 break
-        if not remaining:
+        if not remaining or not signals:
             return
         time.sleep(0.002)
 

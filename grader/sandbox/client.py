@@ -23,7 +23,7 @@ from .. import wire
 from ..config import Limits
 from ..load import SourceFile
 from ..run import ItemOutput, ItemTimeout, LoadReport, RunnerLost
-from .policy import MODE_VARIABLE, Isolation, alone_in_namespace, hidden_paths, needed_paths
+from .policy import MODE_VARIABLE, Isolation, alone_in_namespace, hidden_paths, keep_from_same_uid, needed_paths
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,6 +58,8 @@ class Zygote:
         self.control = ours
         hello = self._receive(timeout=120)
         self.isolation = Isolation.from_json(hello["isolation"])
+        if self.isolation.degraded:
+            keep_from_same_uid()  # the process that starts a zygote holds the checks
         self.uid = int(hello["uid"])
 
     def _receive(self, timeout: float | None = None) -> dict[str, Any]:

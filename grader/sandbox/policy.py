@@ -28,10 +28,12 @@ MODE_VARIABLE = "ATTENTION_GRADER_SANDBOX"
 _FORCED = {"root": ROOT_NAMESPACES, "user": USER_NAMESPACES, "degraded": DEGRADED}
 
 DEGRADED_LOSES = (
-    "no namespaces: submissions can read and write whatever the grader's user may (the class "
-    "folder, the output folder, the reference), see the host's processes and use the network; "
-    "processes, time, memory, files and signals stay bounded, so every student still gets a "
-    "row: grade trusted students only this way")
+    "no namespaces, so secrecy is lost: submissions can read every file the grader's user may "
+    "read (the reference, the checks, classmates' submissions) and see the host's processes "
+    "and their command lines; a system-call filter keeps the class itself safe (no writing "
+    "or changing files, no sockets, no signals or tracing of other processes) and the time, "
+    "memory and process limits hold, so every student still gets a row: grade only trusted "
+    "students this way")
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class Isolation:
     """How sandboxes are isolated on this host; recorded in results.json."""
 
     mode: str  # one of MODES
+    drop_uid: bool = False  # children run as a host uid of their own (only root can)
     notes: tuple[str, ...] = ()  # what is missing and why, for the run's output
 
     @property
@@ -52,11 +55,6 @@ class Isolation:
         return self.mode == USER_NAMESPACES
 
     @property
-    def drop_uid(self) -> bool:
-        """Children run as a host uid of their own."""
-        return self.mode == ROOT_NAMESPACES
-
-    @property
     def degraded(self) -> bool:
         return self.mode == DEGRADED
 
@@ -66,10 +64,10 @@ class Isolation:
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> Isolation:
-        mode, notes = data["mode"], data["notes"]
+        mode, drop_uid, notes = data["mode"], data["drop_uid"], data["notes"]
         if mode not in MODES or not isinstance(notes, list):
             raise ValueError(f"not an isolation record: {data!r}")
-        return cls(str(mode), tuple(str(n) for n in notes))
+        return cls(str(mode), bool(drop_uid), tuple(str(n) for n in notes))
 
 
 def probe() -> Isolation:
@@ -86,14 +84,14 @@ def probe() -> Isolation:
     root = os.geteuid() == 0
     linux = sys.platform.startswith("linux")
     if wanted == "degraded":
-        return Isolation(DEGRADED, (f"{MODE_VARIABLE}=degraded forces the fallback; "
-                                    + DEGRADED_LOSES,))
+        return Isolation(DEGRADED, root, (f"{MODE_VARIABLE}=degraded forces the fallback; "
+                                          + _degraded_notes(),))
     if wanted == "root":
         if not root:
             raise ValueError(f"{MODE_VARIABLE}=root: the grader is not running as root")
         if not (linux and _can_unshare(NAMESPACES)):
             raise ValueError(f"{MODE_VARIABLE}=root: this host refuses new namespaces")
-        return Isolation(ROOT_NAMESPACES)
+        return Isolation(ROOT_NAMESPACES, True)
     if wanted == "user":
         if root:
             raise ValueError(f"{MODE_VARIABLE}=user: the grader runs as root, whose "
@@ -104,14 +102,25 @@ def probe() -> Isolation:
                              "kernel.unprivileged_userns_clone, AppArmor or seccomp)")
         return Isolation(USER_NAMESPACES)
     if not linux:
-        return Isolation(DEGRADED, (f"{sys.platform} has no Linux namespaces; " + DEGRADED_LOSES,))
+        return Isolation(DEGRADED, root, (f"{sys.platform} has no Linux namespaces; "
+                                          + _degraded_notes(),))
     if root and _can_unshare(NAMESPACES):
-        return Isolation(ROOT_NAMESPACES)
+        return Isolation(ROOT_NAMESPACES, True)
     if not root and _can_unshare(CLONE_NEWUSER | NAMESPACES):
         return Isolation(USER_NAMESPACES)
     who = "as root" if root else "in a user namespace"
-    return Isolation(DEGRADED, (f"cannot create namespaces {who} (unshare failed); "
-                                + DEGRADED_LOSES,))
+    return Isolation(DEGRADED, root, (f"cannot create namespaces {who} (unshare failed); "
+                                      + _degraded_notes(),))
+
+
+def _degraded_notes() -> str:
+    from . import guard
+
+    if guard.available():
+        return DEGRADED_LOSES
+    return (DEGRADED_LOSES + f"; and no system-call filter on {sys.platform} "
+            f"{os.uname().machine}: submissions can also write those files, signal the "
+            "grader's processes and use the network")
 
 
 def _can_unshare(flags: int) -> bool:
@@ -148,6 +157,18 @@ def map_ids(uid: int, gid: int) -> None:
         handle.write(f"{uid} {uid} 1")
     with open("/proc/self/gid_map", "w") as handle:
         handle.write(f"{gid} {gid} 1")
+
+
+PR_SET_DUMPABLE = 4
+
+
+def keep_from_same_uid() -> None:
+    """Without namespaces, sandboxes share the grader's uid, and the kernel lets a process
+    trace another of its uid, or read and write its memory through /proc. A process that
+    is not dumpable allows that only to root (the filter refuses the system calls as
+    well); forked children inherit it."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
 
 
 def needed_paths() -> list[Path]:

@@ -1,6 +1,7 @@
-"""The fallback for hosts without namespaces or root (forced here with
-ATTENTION_GRADER_SANDBOX=degraded): rlimits, a new session and process group, a private
-temporary folder, leftover processes still ended; the run says so once and records it."""
+"""The fallback for hosts without namespaces (forced here with ATTENTION_GRADER_SANDBOX=
+degraded): rlimits, a new session and process group, a working folder of its own, a
+system-call filter that keeps the grader's processes and files out of reach, leftover
+processes (a fork swarm too) still ended; the run says so once and records it."""
 
 from __future__ import annotations
 
@@ -49,6 +50,40 @@ def daemon():
 def spin():
     while True:
         pass
+
+def attempt(what, *args):
+    import ctypes, socket
+    actions = {
+        "kill": lambda pid: os.kill(pid, signal.SIGSTOP),
+        "killpg": lambda pid: os.killpg(os.getpgid(pid), signal.SIGSTOP),
+        "kill_all": lambda: os.kill(-1, signal.SIGKILL),
+        "ptrace": lambda pid: ctypes.CDLL(None, use_errno=True).ptrace(16, pid, 0, 0) == 0
+            or (_ for _ in ()).throw(OSError(ctypes.get_errno(), "ptrace")),
+        "memory": lambda pid: open(f"/proc/{pid}/mem", "rb").close(),
+        "environ": lambda pid: open(f"/proc/{pid}/environ", "rb").read(),
+        "write": lambda path: open(path, "a").close(),
+        "create": lambda path: open(path, "x").close(),
+        "truncate": lambda path: os.truncate(path, 0),
+        "chmod": lambda path: os.chmod(path, 0),
+        "unlink": lambda path: os.unlink(path),
+        "rename": lambda path: os.rename(path, path + "~"),
+        "read": lambda path: open(path).read(),
+        "socket": lambda: socket.socket().connect(("127.0.0.1", 22)),
+        "unix": lambda path: socket.socket(socket.AF_UNIX).connect(path),
+    }
+    try:
+        result = actions[what](*args)
+        return "done" if what != "read" else result
+    except OSError as exc:
+        return type(exc).__name__
+
+def swarm():
+    # Every member forks as fast as it can, forever: killing one frees a slot for another.
+    while True:
+        try:
+            os.fork()
+        except OSError:
+            pass
 """
 
 
@@ -77,8 +112,62 @@ def box(degraded_zygote) -> Iterator[Box]:
 
 def test_the_zygote_reports_the_fallback(degraded_zygote):
     isolation = degraded_zygote.isolation
-    assert not isolation.namespaces and not isolation.drop_uid
+    assert isolation.mode == "degraded" and not isolation.namespaces
+    assert isolation.drop_uid == (os.geteuid() == 0)  # root can still give a uid of its own
     assert MODE_VARIABLE in isolation.notes[0]
+
+
+def test_the_graders_processes_are_out_of_reach(box, degraded_zygote):
+    grader = degraded_zygote.process.pid  # the zygote: as the worker, the grader's own uid
+    for what in ("kill", "killpg", "ptrace", "memory", "environ"):
+        assert box.call("attempt", what, grader) == "PermissionError", what
+    assert box.call("attempt", "kill", os.getpid()) == "PermissionError"
+    assert box.call("attempt", "kill_all") == "PermissionError"
+    assert degraded_zygote.process.poll() is None
+    status = Path(f"/proc/{grader}/status").read_text()
+    assert "State:\tS" in status or "State:\tR" in status  # not stopped
+
+
+def test_files_and_sockets_are_out_of_reach_but_reading_is_not(box, degraded_zygote, tmp_path):
+    victim = tmp_path / "classmate.py"
+    victim.write_text("ANSWERS = 1\n")
+    victim.chmod(0o666)
+    tmp_path.chmod(0o777)
+    for what in ("write", "truncate", "chmod", "unlink", "rename"):
+        assert box.call("attempt", what, str(victim)) == "PermissionError", what
+    assert box.call("attempt", "create", str(tmp_path / "new.py")) == "PermissionError"
+    assert box.call("attempt", "socket") == "PermissionError"
+    assert box.call("attempt", "unix", "/run/dbus/system_bus_socket") == "PermissionError"
+    assert victim.read_text() == "ANSWERS = 1\n" and sorted(os.listdir(tmp_path)) == [victim.name]
+    # What this rung gives up, and says so: files the grader's user may read (as root, the
+    # sandbox has a uid of its own, and pytest's folders are root's alone).
+    if not degraded_zygote.isolation.drop_uid:
+        assert box.call("attempt", "read", str(victim)) == "ANSWERS = 1\n"
+
+
+def test_a_fork_swarm_is_ended_with_the_item_that_started_it(box, degraded_zygote):
+    with pytest.raises(ItemTimeout):
+        box.call("swarm")
+    assert not alive(box.pid)
+    left = [p for p in _descendants_of(degraded_zygote.process.pid) if alive(p)]
+    assert left == []
+
+
+def _descendants_of(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_bytes() if entry.isdigit() else b""
+        except OSError:
+            continue
+        if stat:
+            children.setdefault(int(stat[stat.rfind(b")") + 2:].split()[1]), []).append(int(entry))
+    found, stack = [], [root]
+    while stack:
+        for pid in children.get(stack.pop(), []):
+            found.append(pid)
+            stack.append(pid)
+    return found
 
 
 def test_a_private_temporary_folder_and_a_session_of_its_own(box):
@@ -138,7 +227,8 @@ def test_a_degraded_run_warns_once_and_records_it(tmp_path):
     assert len(warnings) == 1 and MODE_VARIABLE in warnings[0], proc.stderr
     results = json.loads((out / "results.json").read_text())
     sandbox = results["run"]["sandbox"]
-    assert sandbox["namespaces"] is False and sandbox["drop_uid"] is False
+    assert sandbox["mode"] == "degraded" and sandbox["namespaces"] is False
+    assert "sandbox: degraded" in proc.stderr
     assert len(sandbox["notes"]) == 1 and MODE_VARIABLE in sandbox["notes"][0]
     with open(out / "grades.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))

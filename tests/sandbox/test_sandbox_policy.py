@@ -141,7 +141,7 @@ def test_the_fallback_can_be_forced_and_says_so(monkeypatch):
     monkeypatch.setenv(policy.MODE_VARIABLE, "degraded")
     isolation = policy.probe()
     assert isolation.mode == policy.DEGRADED and isolation.degraded
-    assert not isolation.namespaces and not isolation.drop_uid
+    assert not isolation.namespaces and isolation.drop_uid == (os.geteuid() == 0)
     assert len(isolation.notes) == 1 and policy.MODE_VARIABLE in isolation.notes[0]
     assert policy.DEGRADED_LOSES in isolation.notes[0]
 
@@ -182,12 +182,13 @@ def test_each_rung_the_host_gives_can_be_forced(monkeypatch):
 
 def test_the_isolation_record_round_trips_through_json():
     for mode in policy.MODES:
-        record = policy.Isolation(mode, ("a note",) if mode == policy.DEGRADED else ())
+        notes = ("a note",) if mode == policy.DEGRADED else ()
+        record = policy.Isolation(mode, mode == policy.ROOT_NAMESPACES, notes)
         data = record.to_json()
         assert data["mode"] == mode and data["namespaces"] == (mode != policy.DEGRADED)
         assert policy.Isolation.from_json(data) == record
     with pytest.raises(ValueError):
-        policy.Isolation.from_json({"mode": "chroot", "notes": []})
+        policy.Isolation.from_json({"mode": "chroot", "drop_uid": False, "notes": []})
 
 
 def test_only_system_folders_stay_visible_at_the_top():
