@@ -16,6 +16,7 @@ CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 NAMESPACES = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID | CLONE_NEWNET
+PR_SET_DUMPABLE = 4
 
 # The rungs of the ladder, best first: what results.json's run.sandbox.mode says.
 ROOT_NAMESPACES = "root-namespaces"  # root: namespaces, and a uid of its own per zygote
@@ -132,6 +133,8 @@ def _can_unshare(flags: int) -> bool:
         ok = False
         try:
             libc = ctypes.CDLL(None, use_errno=True)
+            # A process that is not dumpable (keep_from_same_uid) cannot write its own maps.
+            libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
             if libc.unshare(flags) == 0:
                 if flags & CLONE_NEWUSER:
                     map_ids(uid, gid)
@@ -157,9 +160,6 @@ def map_ids(uid: int, gid: int) -> None:
         handle.write(f"{uid} {uid} 1")
     with open("/proc/self/gid_map", "w") as handle:
         handle.write(f"{gid} {gid} 1")
-
-
-PR_SET_DUMPABLE = 4
 
 
 def keep_from_same_uid() -> None:
