@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import wire
-from . import guard, nullplot, policy, serve
+from . import guard, landlock, nullplot, policy, serve
 
 MS_RDONLY = 0x1
 MS_NOSUID = 0x2
@@ -88,6 +88,12 @@ def main(config: dict[str, Any], sock_fd: int, out_fd: int) -> int:
         # Orphaned descendants come back to this process, which ends them between items.
         _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         os.chdir(config["workdir"])
+    rules = None
+    if config["landlock"]:
+        # The same paths hidden as with namespaces; /tmp but for its own working folder.
+        roots = [Path("/", name) for name in policy.SYSTEM_FOLDERS if name != "tmp"]
+        roots += [Path(p) for p in config["keep"]] + [Path(os.getcwd())]
+        rules = landlock.ruleset(landlock.readable(roots, [Path(p) for p in config["hide"]]))
     _set_limits(config)
     _drop_bounding_set()  # needs CAP_SETPCAP, which the uid change below takes away
     if config["drop_uid"]:
@@ -100,6 +106,8 @@ def main(config: dict[str, Any], sock_fd: int, out_fd: int) -> int:
     # Without namespaces the grader's own processes and files are in reach: the filter
     # keeps them safe. It refuses signals too, so the zygote ends leftovers from outside.
     filtered = not config["namespaces"] and guard.available()
+    if rules is not None:
+        landlock.enforce(rules)
     if filtered:
         guard.install()
     os.environ.clear()

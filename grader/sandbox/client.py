@@ -23,7 +23,15 @@ from .. import wire
 from ..config import Limits
 from ..load import SourceFile
 from ..run import ItemOutput, ItemTimeout, LoadReport, RunnerLost
-from .policy import MODE_VARIABLE, Isolation, alone_in_namespace, hidden_paths, keep_from_same_uid, needed_paths
+from .policy import (
+    MODE_VARIABLE,
+    SYSTEM_FOLDERS,
+    Isolation,
+    alone_in_namespace,
+    hidden_paths,
+    keep_from_same_uid,
+    needed_paths,
+)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -384,13 +392,6 @@ def _cell_errors(errors: Any) -> tuple[tuple[int, str], ...]:
         return ()
     return tuple((n, str(e)[:2000]) for n, e in (pair for pair in errors if isinstance(pair, list)
                                                    and len(pair) == 2) if type(n) is int)
-
-
-# Top-level folders a Python interpreter needs; every other one (/home, /root, /srv, /opt,
-# /mnt, /work, ... where other checkouts of the reference or other classes may live) is
-# hidden, except the way to the interpreter itself.
-SYSTEM_FOLDERS = frozenset({"usr", "lib", "lib32", "lib64", "libx32", "bin", "sbin", "etc", "dev", "proc",
-                            "sys", "tmp", "var", "run"})
 
 
 def default_hidden(class_dir: Path | None, out_dir: Path | None) -> list[Path]:

@@ -21,12 +21,14 @@ PR_SET_DUMPABLE = 4
 # The rungs of the ladder, best first: what results.json's run.sandbox.mode says.
 ROOT_NAMESPACES = "root-namespaces"  # root: namespaces, and a uid of its own per zygote
 USER_NAMESPACES = "user-namespaces"  # any user: the same namespaces inside a user namespace
-DEGRADED = "degraded"  # no namespaces: rlimits, a session, a subreaper, a signal filter
-MODES = (ROOT_NAMESPACES, USER_NAMESPACES, DEGRADED)
+LANDLOCK = "landlock"  # no namespaces; degraded's filter and limits, and files kept unreadable
+DEGRADED = "degraded"  # no namespaces: rlimits, a session, a subreaper, a system-call filter
+MODES = (ROOT_NAMESPACES, USER_NAMESPACES, LANDLOCK, DEGRADED)
 
 MODE_VARIABLE = "ATTENTION_GRADER_SANDBOX"
 # What the variable may say: a rung to force, or "auto" (the best the host gives).
-_FORCED = {"root": ROOT_NAMESPACES, "user": USER_NAMESPACES, "degraded": DEGRADED}
+_FORCED = {"root": ROOT_NAMESPACES, "user": USER_NAMESPACES, "landlock": LANDLOCK,
+           "degraded": DEGRADED}
 
 DEGRADED_LOSES = (
     "no namespaces, so secrecy is lost: submissions can read every file the grader's user may "
@@ -35,6 +37,11 @@ DEGRADED_LOSES = (
     "or changing files, no sockets, no signals or tracing of other processes) and the time, "
     "memory and process limits hold, so every student still gets a row: grade only trusted "
     "students this way")
+LANDLOCK_LOSES = (
+    "no namespaces: Landlock keeps every file but the system folders and the interpreter "
+    "unreadable (the reference, the checks and classmates' submissions included) and the "
+    "system-call filter keeps the class safe, but submissions see the host's processes and "
+    "their command lines")
 
 
 @dataclass(frozen=True)
@@ -48,7 +55,7 @@ class Isolation:
     @property
     def namespaces(self) -> bool:
         """New PID, mount, network, IPC and UTS namespaces."""
-        return self.mode != DEGRADED
+        return self.mode in (ROOT_NAMESPACES, USER_NAMESPACES)
 
     @property
     def user_namespace(self) -> bool:
@@ -56,8 +63,14 @@ class Isolation:
         return self.mode == USER_NAMESPACES
 
     @property
+    def landlock(self) -> bool:
+        """Sandboxes restrict their own file access with Landlock."""
+        return self.mode == LANDLOCK
+
+    @property
     def degraded(self) -> bool:
-        return self.mode == DEGRADED
+        """No namespaces: the sandboxes share the grader's uid (unless it is root)."""
+        return not self.namespaces
 
     def to_json(self) -> dict[str, object]:
         return {"mode": self.mode, "namespaces": self.namespaces, "drop_uid": self.drop_uid,
@@ -102,6 +115,12 @@ def probe() -> Isolation:
                              "namespaces (see /proc/sys/user/max_user_namespaces, "
                              "kernel.unprivileged_userns_clone, AppArmor or seccomp)")
         return Isolation(USER_NAMESPACES)
+    if wanted == "landlock":
+        if not _has_landlock():
+            raise ValueError(f"{MODE_VARIABLE}=landlock: this kernel has no Landlock (5.13+, "
+                             "and the system-call filter's architectures: x86-64, aarch64)")
+        return Isolation(LANDLOCK, root, (f"{MODE_VARIABLE}=landlock forces it; "
+                                          + LANDLOCK_LOSES,))
     if not linux:
         return Isolation(DEGRADED, root, (f"{sys.platform} has no Linux namespaces; "
                                           + _degraded_notes(),))
@@ -110,8 +129,17 @@ def probe() -> Isolation:
     if not root and _can_unshare(CLONE_NEWUSER | NAMESPACES):
         return Isolation(USER_NAMESPACES)
     who = "as root" if root else "in a user namespace"
-    return Isolation(DEGRADED, root, (f"cannot create namespaces {who} (unshare failed); "
-                                      + _degraded_notes(),))
+    if _has_landlock():
+        return Isolation(LANDLOCK, root, (f"cannot create namespaces {who} (unshare failed); "
+                                          + LANDLOCK_LOSES,))
+    return Isolation(DEGRADED, root, (f"cannot create namespaces {who} (unshare failed), and "
+                                      "no Landlock; " + _degraded_notes(),))
+
+
+def _has_landlock() -> bool:
+    from . import guard, landlock
+
+    return guard.available() and landlock.abi() >= 1
 
 
 def _degraded_notes() -> str:
@@ -169,6 +197,13 @@ def keep_from_same_uid() -> None:
     well); forked children inherit it."""
     if sys.platform.startswith("linux"):
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+# Top-level folders a Python interpreter needs; every other one (/home, /root, /srv, /opt,
+# /mnt, /work, ... where other checkouts of the reference or other classes may live) is
+# hidden, except the way to the interpreter itself.
+SYSTEM_FOLDERS = frozenset({"usr", "lib", "lib32", "lib64", "libx32", "bin", "sbin", "etc", "dev", "proc",
+                            "sys", "tmp", "var", "run"})
 
 
 def needed_paths() -> list[Path]:

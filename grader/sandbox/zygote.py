@@ -131,7 +131,7 @@ def main(control_fd: int) -> None:
         op = request["op"]
         if op == "spawn":
             config = {**request["config"], "namespaces": isolation.namespaces,
-                      "user_namespace": isolation.user_namespace,
+                      "user_namespace": isolation.user_namespace, "landlock": isolation.landlock,
                       "drop_uid": isolation.drop_uid, "uid": uid,
                       "host_ids": [os.getuid(), os.getgid()],
                       "address_space": address_space + request["config"]["memory"]}

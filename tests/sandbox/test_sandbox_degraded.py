@@ -1,7 +1,8 @@
-"""The fallback for hosts without namespaces (forced here with ATTENTION_GRADER_SANDBOX=
-degraded): rlimits, a new session and process group, a working folder of its own, a
-system-call filter that keeps the grader's processes and files out of reach, leftover
-processes (a fork swarm too) still ended; the run says so once and records it."""
+"""The rungs for hosts without namespaces (forced here with ATTENTION_GRADER_SANDBOX=
+degraded or landlock): rlimits, a new session and process group, a working folder of its
+own, a system-call filter that keeps the grader's processes and files out of reach,
+leftover processes (a fork swarm too) still ended; on the landlock rung, files outside the
+system and the interpreter unreadable too. The run says so once and records it."""
 
 from __future__ import annotations
 
@@ -87,10 +88,12 @@ def swarm():
 """
 
 
-@pytest.fixture(scope="module")
-def degraded_zygote() -> Iterator[Zygote]:
+@pytest.fixture(scope="module", params=["degraded", "landlock"])
+def degraded_zygote(request) -> Iterator[Zygote]:
+    if request.param == "landlock" and not _has_landlock():
+        pytest.skip("this kernel has no Landlock (or the filter has no table for this machine)")
     saved = os.environ.get(MODE_VARIABLE)
-    os.environ[MODE_VARIABLE] = "degraded"
+    os.environ[MODE_VARIABLE] = request.param
     try:
         zygote = Zygote()
     finally:
@@ -103,16 +106,22 @@ def degraded_zygote() -> Iterator[Zygote]:
 
 
 @pytest.fixture
-def box(degraded_zygote) -> Iterator[Box]:
-    box = Box(degraded_zygote, CODE, LIMITS, [])
+def box(degraded_zygote, hide) -> Iterator[Box]:
+    box = Box(degraded_zygote, CODE, LIMITS, hide)
     assert box.runner.load.failure is None, box.runner.load
     yield box
     box.close()
 
 
+def _has_landlock() -> bool:
+    from grader.sandbox import guard, landlock
+
+    return guard.available() and landlock.abi() >= 1
+
+
 def test_the_zygote_reports_the_fallback(degraded_zygote):
     isolation = degraded_zygote.isolation
-    assert isolation.mode == "degraded" and not isolation.namespaces
+    assert isolation.mode in ("degraded", "landlock") and not isolation.namespaces
     assert isolation.drop_uid == (os.geteuid() == 0)  # root can still give a uid of its own
     assert MODE_VARIABLE in isolation.notes[0]
 
@@ -139,10 +148,24 @@ def test_files_and_sockets_are_out_of_reach_but_reading_is_not(box, degraded_zyg
     assert box.call("attempt", "socket") == "PermissionError"
     assert box.call("attempt", "unix", "/run/dbus/system_bus_socket") == "PermissionError"
     assert victim.read_text() == "ANSWERS = 1\n" and sorted(os.listdir(tmp_path)) == [victim.name]
-    # What this rung gives up, and says so: files the grader's user may read (as root, the
-    # sandbox has a uid of its own, and pytest's folders are root's alone).
-    if not degraded_zygote.isolation.drop_uid:
+    # What the degraded rung gives up, and says so: files the grader's user may read (as
+    # root, the sandbox has a uid of its own, and pytest's folders are root's alone).
+    if degraded_zygote.isolation.landlock:
+        assert box.call("attempt", "read", str(victim)) == "PermissionError"
+    elif not degraded_zygote.isolation.drop_uid:
         assert box.call("attempt", "read", str(victim)) == "ANSWERS = 1\n"
+
+
+def test_landlock_keeps_the_project_class_and_output_unreadable(box, degraded_zygote, dirs):
+    if not degraded_zygote.isolation.landlock:
+        pytest.skip("the degraded rung gives up secrecy (test_files_and_sockets_... says so)")
+    class_dir, out_dir = dirs
+    for path in (PROJECT_ROOT / "reference" / "attention_numpy.py", PROJECT_ROOT / "grader" / "run.py",
+                 class_dir / "classmate" / "attention_numpy.py", out_dir / "grades.csv"):
+        assert box.call("attempt", "read", str(path)) == "PermissionError", path
+    assert box.call("attempt", "read", "/etc/hostname") not in ("PermissionError", "FileNotFoundError")
+    if not degraded_zygote.isolation.drop_uid:  # (root's own interpreter: root's alone)
+        assert box.call("attempt", "read", os.__file__).startswith("r\"\"\"OS routines")
 
 
 def test_a_fork_swarm_is_ended_with_the_item_that_started_it(box, degraded_zygote):

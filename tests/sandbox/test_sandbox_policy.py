@@ -180,19 +180,47 @@ def test_each_rung_the_host_gives_can_be_forced(monkeypatch):
         assert policy.probe() == best
 
 
+def test_the_landlock_rung_is_given_where_the_kernel_has_it(monkeypatch):
+    from grader.sandbox import guard, landlock
+
+    monkeypatch.setenv(policy.MODE_VARIABLE, "landlock")
+    if landlock.abi() < 1 or not guard.available():
+        with pytest.raises(ValueError, match="landlock: this kernel has no Landlock"):
+            policy.probe()
+        return
+    isolation = policy.probe()
+    assert isolation.mode == policy.LANDLOCK and isolation.landlock and isolation.degraded
+    assert not isolation.namespaces and policy.LANDLOCK_LOSES in isolation.notes[0]
+
+
+def test_landlock_allows_reading_around_the_hidden_paths(tmp_path):
+    from grader.sandbox.landlock import readable
+
+    tree(tmp_path, "usr/lib/a.so", "venv/lib/site-packages/numpy/x.py",
+         "venv/lib/site-packages/reference/ref.py", "venv/lib/site-packages/grader/g.py",
+         "venv/bin/python", "etc/passwd")
+    site = tmp_path / "venv/lib/site-packages"
+    hidden = [site / "reference", site / "grader", tmp_path / "etc"]
+    allowed = readable([tmp_path / "usr", tmp_path / "venv", tmp_path / "etc",
+                        tmp_path / "usr/lib"], hidden)
+    assert sorted(allowed) == sorted([tmp_path / "usr", tmp_path / "venv/bin", site / "numpy"])
+
+
 def test_the_isolation_record_round_trips_through_json():
     for mode in policy.MODES:
-        notes = ("a note",) if mode == policy.DEGRADED else ()
+        notes = ("a note",) if mode in (policy.LANDLOCK, policy.DEGRADED) else ()
         record = policy.Isolation(mode, mode == policy.ROOT_NAMESPACES, notes)
         data = record.to_json()
-        assert data["mode"] == mode and data["namespaces"] == (mode != policy.DEGRADED)
+        namespaces = mode in (policy.ROOT_NAMESPACES, policy.USER_NAMESPACES)
+        assert data["mode"] == mode and data["namespaces"] == namespaces
         assert policy.Isolation.from_json(data) == record
     with pytest.raises(ValueError):
         policy.Isolation.from_json({"mode": "chroot", "drop_uid": False, "notes": []})
 
 
 def test_only_system_folders_stay_visible_at_the_top():
-    from grader.sandbox.client import SYSTEM_FOLDERS, default_hidden
+    from grader.sandbox.client import default_hidden
+    from grader.sandbox.policy import SYSTEM_FOLDERS
 
     hidden = default_hidden(None, None)
     keep = policy.needed_paths()
