@@ -241,3 +241,19 @@ def test_only_system_folders_stay_visible_at_the_top():
                     continue
                 for child in children:
                     assert hidden_or_on_the_way(child), child
+
+
+def test_the_cli_names_a_rung_it_cannot_give_in_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "class" / "ada").mkdir(parents=True)
+    rung = "user" if os.geteuid() == 0 else "root"
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", str(tmp_path / "class"), "--out", str(tmp_path / "out"),
+         "--no-progress"],
+        capture_output=True, text=True, env={**os.environ, policy.MODE_VARIABLE: rung}, timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith(f"error: {policy.MODE_VARIABLE}={rung}: ") and proc.stderr.count("\n") == 1
+    assert not (tmp_path / "out" / "grades.csv").exists()
