@@ -21,6 +21,7 @@ from sandbox_support import LIMITS, Box, alive
 
 from grader.config import DEFAULT_ASSIGNMENT, load_assignment
 from grader.run import ItemTimeout
+from grader.sandbox.child import _descendants
 from grader.sandbox.client import PROJECT_ROOT, Zygote
 from grader.sandbox.policy import MODE_VARIABLE
 
@@ -172,25 +173,10 @@ def test_a_fork_swarm_is_ended_with_the_item_that_started_it(box, degraded_zygot
     with pytest.raises(ItemTimeout):
         box.call("swarm")
     assert not alive(box.pid)
-    left = [p for p in _descendants_of(degraded_zygote.process.pid) if alive(p)]
+    left = [p for p in _descendants(degraded_zygote.process.pid) if alive(p)]
     assert left == []
 
 
-def _descendants_of(root: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_bytes() if entry.isdigit() else b""
-        except OSError:
-            continue
-        if stat:
-            children.setdefault(int(stat[stat.rfind(b")") + 2:].split()[1]), []).append(int(entry))
-    found, stack = [], [root]
-    while stack:
-        for pid in children.get(stack.pop(), []):
-            found.append(pid)
-            stack.append(pid)
-    return found
 
 
 def test_a_private_temporary_folder_and_a_session_of_its_own(box):
