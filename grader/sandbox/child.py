@@ -82,6 +82,10 @@ def main(config: dict[str, Any], sock_fd: int, out_fd: int) -> int:
     if config["namespaces"]:
         if config["user_namespace"]:
             policy.map_ids(*config["host_ids"])
+            # Its own limits, while it holds CAP_SYS_RESOURCE there: no user namespace inside
+            # (one would give student code capabilities again, over its own namespaces).
+            with open("/proc/sys/user/max_user_namespaces", "w") as handle:
+                handle.write("0")
         _isolate_filesystem([Path(p) for p in config["hide"]], [Path(p) for p in config["keep"]])
         _libc.sethostname(b"sandbox", 7)
     else:

@@ -398,7 +398,12 @@ def default_hidden(class_dir: Path | None, out_dir: Path | None) -> list[Path]:
     """Everything a submission must not see: the project (reference, grader, tests,
     the source notebooks, git history), the class, the results, home folders, and every
     top-level folder that is not part of the system."""
-    hide = [PROJECT_ROOT, Path.home(), Path("/root"), Path("/home")]
+    # /run/user: the grader's user's sockets (its session bus could start a process outside
+    # the sandbox), which a read-only mount does not close and a user namespace reaches.
+    hide = [PROJECT_ROOT, Path.home(), Path("/root"), Path("/home"), Path("/run/user")]
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime:
+        hide.append(Path(runtime))
     hide += [p for p in Path("/").iterdir() if p.name not in SYSTEM_FOLDERS and p.is_dir() and not p.is_symlink()]
     hide += [p for p in (class_dir, out_dir) if p is not None]
     import reference

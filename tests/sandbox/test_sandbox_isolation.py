@@ -69,6 +69,13 @@ def connect(port):
 def environment():
     return dict(os.environ)
 
+def unshare_user():
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(0x10000000) == 0:
+        return "unshared"
+    return "OSError"
+
 def signal_everyone():
     results = []
     for target in (-1, 0):
@@ -109,6 +116,14 @@ def test_it_runs_as_an_unprivileged_uid_of_its_own(box, zygote):
         assert box.call("read", "/proc/self/uid_map").split() == [str(uid), str(uid), "1"]
         assert box.call("read", "/proc/self/setgroups").strip() == "deny"
     assert pid == 1 and ppid == 0  # PID 1 of a namespace of its own
+
+
+def test_no_user_namespace_can_be_made_inside(box, zygote):
+    if not zygote.isolation.user_namespace:
+        pytest.skip("as root, the sandbox is in the host's user namespace, whose limits are "
+                    "the host's to set")
+    assert box.call("read", "/proc/sys/user/max_user_namespaces").strip() == "0"
+    assert box.call("unshare_user") == "OSError"
 
 
 def test_every_capability_is_gone(box):
