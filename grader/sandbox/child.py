@@ -5,9 +5,11 @@ are already imported. Results go back only over the socket the grader handed ove
 the student prints goes to a pipe the grader drains and caps, and is never parsed.
 
 Nothing here is a security boundary on its own once student code runs (it shares this
-process): the boundaries are the namespaces, the read-only mounts, the uid, the rlimits
-set before the first cell runs, and the trusted worker and zygote outside, which enforce
-time limits and sweep up leftover processes whatever the student did to this module.
+process): the boundaries are the namespaces, the read-only mounts, the uid, the dropped
+capabilities, the rlimits set before the first cell runs (without namespaces: the seccomp
+filter, and Landlock where the rung has it), and the trusted worker and zygote outside,
+which enforce time limits and sweep up leftover processes whatever the student did to
+this module.
 """
 
 from __future__ import annotations
