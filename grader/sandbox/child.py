@@ -210,7 +210,8 @@ def _drop_bounding_set() -> None:
     """No capability can come back, not even through an exec (of a file with capabilities,
     or as root). Refused without CAP_SETPCAP (degraded mode): nothing to drop there."""
     try:
-        last = int(open("/proc/sys/kernel/cap_last_cap").read())
+        with open("/proc/sys/kernel/cap_last_cap") as handle:
+            last = int(handle.read())
     except (OSError, ValueError):
         last = 63
     for cap in range(last + 1):
@@ -353,15 +354,8 @@ def _clean_up_processes(kill_all: bool, signals: bool) -> None:
     until then): the zygote ends the rest.
     """
     for _ in range(100):
-        if not signals:
-            pass
-        elif kill_all:
-            try:
-                os.kill(-1, signal.SIGKILL)
-            except OSError:
-                pass
-        else:
-            for pid in _descendants(os.getpid()):
+        if signals:
+            for pid in [-1] if kill_all else _descendants(os.getpid()):
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except OSError:

@@ -86,10 +86,12 @@ class Isolation:
 
 def probe() -> Isolation:
     """The best rung this host gives, tried in throwaway children (cheap before numpy and
-    torch are loaded): namespaces as root, else inside a user namespace, else degraded.
+    torch are loaded): namespaces as root, else inside a user namespace, else Landlock,
+    else degraded.
 
-    ``ATTENTION_GRADER_SANDBOX`` forces a rung (``root``, ``user`` or ``degraded``); one the
-    host cannot give is an error, never a quiet step down. ``auto`` (or unset) climbs.
+    ``ATTENTION_GRADER_SANDBOX`` forces a rung (``root``, ``user``, ``landlock`` or
+    ``degraded``); one the host cannot give is an error, never a quiet step down. ``auto``
+    (or unset) climbs.
     """
     wanted = os.environ.get(MODE_VARIABLE, "").strip().lower()
     if wanted not in ("", "auto", *_FORCED):
