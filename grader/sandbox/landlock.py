@@ -15,7 +15,7 @@ import ctypes
 import os
 from pathlib import Path
 
-from .policy import outermost
+from .paths import outermost
 
 _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446  # the same on every architecture
 _CREATE_RULESET_VERSION = 1

@@ -9,6 +9,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .paths import outermost
+
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
@@ -252,12 +254,6 @@ SCRATCH = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
 def scratch_dirs() -> list[Path]:
     """The world-writable scratch folders a sandbox gets private, empty copies of."""
     return sorted({p.resolve() for p in SCRATCH if p.is_dir()})
-
-
-def outermost(paths: list[Path]) -> list[Path]:
-    """``paths`` without those inside another of them."""
-    paths = sorted(set(paths))
-    return [p for p in paths if not any(q in p.parents for q in paths)]
 
 
 def bridge_dirs(covered: list[Path], keep: list[Path], scratch: list[Path]) -> list[Path]:
