@@ -28,6 +28,7 @@ from .base import (
     as_array,
     as_pair,
     close_mask,
+    discrepancy,
     expect_bool,
     expect_close,
     expect_finite,
@@ -59,18 +60,17 @@ def _expect_real(arr: np.ndarray, what: str) -> None:
         raise CheckFailed(f"{what} has dtype {arr.dtype}, expected real numbers")
 
 
-def _expect_sums_to_one(arr: np.ndarray, what: str, axis: int = -1, slices: str = "row") -> None:
+def _expect_sums_to_one(t: Trial, arr: np.ndarray, what: str, axis: int = -1, slices: str = "row") -> None:
     _expect_real(arr, what)
     sums = np.asarray(arr, dtype=np.float64).sum(axis=axis)
-    bad = ~np.isclose(sums, 1.0, rtol=0.0, atol=1e-5)
-    if bad.ndim == 0:
-        if bad:
-            raise CheckFailed(f"{what} sums to {_num(sums)}, not 1")
+    off = discrepancy(t, sums, np.ones_like(sums), dtype=arr.dtype)
+    if off is None:
         return
-    if bad.any():
-        first = _first(bad)
-        raise CheckFailed(f"{slices} {fmt_index(first)} of {what} sums to {_num(sums[first])}, "
-                          f"not 1")
+    size = f"off by {off.error:.1e}, tolerance {off.tolerance:.1e}"
+    if sums.ndim == 0:
+        raise CheckFailed(f"{what} sums to {_num(sums)}, not 1 ({size})", off.margin)
+    raise CheckFailed(f"{slices} {fmt_index(off.index)} of {what} sums to {_num(sums[off.index])}, "
+                      f"not 1 ({size})", off.margin)
 
 
 def _as_mask(value: Any, what: str, shape: Sequence[int]) -> np.ndarray:
@@ -133,7 +133,7 @@ def softmax_definition(t: Trial) -> None:
         expected = t.reference(ref.softmax, x)
         what = f"softmax(x) for x of shape {shape}"
         out = as_array(reply, what)
-        expect_close(t, out, expected, what, "exp(x) / sum(exp(x)) over the last axis")
+        expect_close(t, out, expected, what, "the definition exp(x) / sum(exp(x)) over the last axis")
 
 
 @check("softmax", "rows_sum_to_one")
@@ -144,7 +144,7 @@ def softmax_rows_sum(t: Trial) -> None:
         what = f"softmax(x) for x of shape {shape}"
         out = as_array(reply, what)
         expect_shape(out, shape, what)
-        _expect_sums_to_one(out, what)
+        _expect_sums_to_one(t, out, what)
 
 
 @check("softmax", "invariant_to_added_constant")
@@ -203,11 +203,12 @@ def softmax_axis(t: Trial) -> None:
         expect_shape(out, shape, what)
         _expect_real(out, what)
         sums = np.asarray(out, dtype=np.float64).sum(axis=axis)
-        bad = ~np.isclose(sums, 1.0, rtol=0.0, atol=1e-5)
-        if bad.any():
+        off = discrepancy(t, sums, np.ones_like(sums), dtype=out.dtype)
+        if off is not None:
             raise CheckFailed(f"the slices of {what} along axis {axis} do not sum to 1 (the one "
-                              f"at {fmt_index(_first(bad))} sums to {_num(sums[_first(bad)])}): "
-                              f"normalise along the given axis")
+                              f"at {fmt_index(off.index)} sums to {_num(sums[off.index])}: off by "
+                              f"{off.error:.1e}, tolerance {off.tolerance:.1e}): normalise along "
+                              f"the given axis", off.margin)
         expect_close(t, out, expected, what, f"the softmax along axis {axis}")
 
 
@@ -391,8 +392,9 @@ def sdpa_definition(t: Trial) -> None:
         what = f"attention with {_describe(Q, K, V)}"
         out, w = _attention(reply, what)
         expect_close(t, w, ref_w, f"the weights of {what}",
-                     "softmax(Q K^T / sqrt(d_k)) over the keys")
-        expect_close(t, out, ref_out, f"the output of {what}", "weights @ V")
+                     "the definition softmax(Q K^T / sqrt(d_k)) over the keys")
+        expect_close(t, out, ref_out, f"the output of {what}",
+                     "the definition softmax(Q K^T / sqrt(d_k)) @ V")
 
 
 @check("scaled_dot_product_attention", "weight_rows_sum_to_one")
@@ -407,7 +409,7 @@ def sdpa_rows_sum(t: Trial) -> None:
         what = f"attention with {_describe(Q, K, V)}" + _mask_text(mask)
         _, w = _attention(reply, what)
         expect_shape(w, Q.shape[:-1] + (K.shape[-2],), f"the weights of {what}")
-        _expect_sums_to_one(w, f"the weights of {what}")
+        _expect_sums_to_one(t, w, f"the weights of {what}")
 
 
 @check("scaled_dot_product_attention", "scaled_by_sqrt_dk")
@@ -426,7 +428,8 @@ def sdpa_scale(t: Trial) -> None:
         _, w = _attention(reply, what)
         expect_shape(w, (lq, lk), f"the weights of {what}")
         _expect_real(w, f"the weights of {what}")
-        if close_mask(t, w, ref_w).all():
+        off = discrepancy(t, w, ref_w)
+        if off is None:
             continue
         scores = Q @ K.T
         diagnoses = [
@@ -435,7 +438,8 @@ def sdpa_scale(t: Trial) -> None:
         ]
         for candidate, why in diagnoses:
             if close_mask(t, w, candidate).all():
-                raise CheckFailed(f"the weights of {what} equal {why}")
+                raise CheckFailed(f"the weights of {what} equal {why} (they differ from the "
+                                  f"definition {off.sizes()})", off.margin)
         expect_close(t, w, ref_w, f"the weights of {what}", "softmax(Q K^T / sqrt(d_k))")
 
 
@@ -508,13 +512,14 @@ def sdpa_batched(t: Trial) -> None:
             expect_shape(one_w, (lq, lk), f"the weights of {alone}")
             expect_shape(one_out, (lq, dv), f"the output of {alone}")
             for name, got, single in [("weights", w, one_w), ("output", out, one_out)]:
-                ok = close_mask(t, got[index], single)
-                if not ok.all():
+                off = discrepancy(t, got[index], single)
+                if off is not None:
                     raise CheckFailed(
                         f"the {name} of {what}, at batch element {fmt_index(index)}, differ from "
-                        f"what your function returns for that element alone ({alone}): with "
-                        f"leading batch dimensions, attend within each batch element (transpose "
-                        f"only the last two axes of K, e.g. np.swapaxes(K, -1, -2), not K.T)")
+                        f"what your function returns for that element alone ({alone}) "
+                        f"{off.sizes()}: with leading batch dimensions, attend within each batch "
+                        f"element (transpose only the last two axes of K, e.g. "
+                        f"np.swapaxes(K, -1, -2), not K.T)", off.margin)
 
 
 @check("scaled_dot_product_attention", "queries_and_keys_differ_in_length")
@@ -529,9 +534,10 @@ def sdpa_lengths(t: Trial) -> None:
         expect_shape(w, (lq, lk), f"the weights of {what}")
         expect_shape(out, (lq, dv), f"the output of {what}")
         expect_close(t, w, ref_w, f"the weights of {what}",
-                     "softmax(Q K^T / sqrt(d_k)) over the Lk keys, one row for each of the Lq "
-                     "queries")
-        expect_close(t, out, ref_out, f"the output of {what}", "weights @ V")
+                     "the definition softmax(Q K^T / sqrt(d_k)) over the Lk keys, one row for "
+                     "each of the Lq queries")
+        expect_close(t, out, ref_out, f"the output of {what}",
+                     "the definition softmax(Q K^T / sqrt(d_k)) @ V")
 
 
 # ---- bahdanau_attention ----------------------------------------------------------------
@@ -576,8 +582,9 @@ def bahdanau_definition(t: Trial) -> None:
         ref_ctx, ref_w = t.reference(ref.bahdanau_attention, *args)
         ctx, w, what = _bahdanau(reply, args)
         expect_close(t, w, ref_w, f"the weights of {what}",
-                     "softmax over j of v . tanh(query[b] @ W_q + keys[b, j] @ W_k)")
-        expect_close(t, ctx, ref_ctx, f"the context of {what}", "sum_j weights[b, j] * keys[b, j]")
+                     "the definition softmax over j of v . tanh(query[b] @ W_q + keys[b, j] @ W_k)")
+        expect_close(t, ctx, ref_ctx, f"the context of {what}",
+                     "the definition sum_j weights[b, j] * keys[b, j] with those weights")
 
 
 @check("bahdanau_attention", "weights_sum_to_one")
@@ -589,7 +596,7 @@ def bahdanau_rows_sum(t: Trial) -> None:
     for (args, mask), reply in zip(cases, t.call_each([_masked(a, m) for a, m in cases]), strict=True):
         ctx, w, what = _bahdanau(reply, args, mask)
         expect_shape(w, args[1].shape[:2], f"the weights of {what}")
-        _expect_sums_to_one(w, f"the weights of {what}", slices="batch element")
+        _expect_sums_to_one(t, w, f"the weights of {what}", slices="batch element")
 
 
 @check("bahdanau_attention", "masked_keys_get_zero_weight")
@@ -653,13 +660,13 @@ def split_features(t: Trial) -> None:
         expect_shape(out, (b, heads, length, dk), what)
         _expect_real(out, what)
         for h in range(heads):
-            ok = close_mask(t, out[:, h], x[..., h * dk:(h + 1) * dk])
-            if not ok.all():
-                i, p, _ = _first(~ok)
+            off = discrepancy(t, out[:, h], x[..., h * dk:(h + 1) * dk])
+            if off is not None:
+                i, p, _ = off.index
                 raise CheckFailed(f"in {what}, head {h} at position {p} of batch element {i} does "
                                   f"not hold features {h * dk}..{(h + 1) * dk - 1} of x[{i}, {p}] "
-                                  f"(head h holds features h*d_k ... (h+1)*d_k - 1 of every "
-                                  f"position)")
+                                  f"(it differs {off.sizes()}; head h holds features "
+                                  f"h*d_k ... (h+1)*d_k - 1 of every position)", off.margin)
 
 
 @check("split_heads", "rejects_indivisible_d_model")
@@ -708,13 +715,13 @@ def combine_order(t: Trial) -> None:
         expect_shape(out, (b, length, heads * dk), what)
         _expect_real(out, what)
         for h in range(heads):
-            ok = close_mask(t, out[..., h * dk:(h + 1) * dk], x[:, h])
-            if not ok.all():
-                i, p, _ = _first(~ok)
+            off = discrepancy(t, out[..., h * dk:(h + 1) * dk], x[:, h])
+            if off is not None:
+                i, p, _ = off.index
                 raise CheckFailed(f"in {what}, features {h * dk}..{(h + 1) * dk - 1} of position "
                                   f"{p} of batch element {i} do not hold head {h} at that position "
-                                  f"(head h becomes features h*d_k ... (h+1)*d_k - 1, in head "
-                                  f"order)")
+                                  f"(they differ {off.sizes()}; head h becomes features "
+                                  f"h*d_k ... (h+1)*d_k - 1, in head order)", off.margin)
 
 
 # ---- positional_encoding ---------------------------------------------------------------
@@ -738,7 +745,7 @@ def pe_formula(t: Trial) -> None:
         what = f"positional_encoding({max_len}, {d_model})"
         out = as_array(reply, what)
         expect_close(t, out, expected, what,
-                     "PE[p, 2i] = sin(p / 10000^(2i/d_model)), "
+                     "the formula PE[p, 2i] = sin(p / 10000^(2i/d_model)), "
                      "PE[p, 2i+1] = cos(p / 10000^(2i/d_model))")
 
 
@@ -759,12 +766,13 @@ def pe_sin_cos(t: Trial) -> None:
         expected = np.empty((max_len, d_model))
         expected[:, 0::2] = np.sin(angles)
         expected[:, 1::2] = np.cos(angles)
-        ok = close_mask(t, pe, expected)
-        if not ok.all():
-            p, c = _first(~ok)
+        off = discrepancy(t, pe, expected)
+        if off is not None:
+            p, c = off.index
             raise CheckFailed(f"in {what}, columns {c - c % 2} and {c - c % 2 + 1} are not "
-                              f"(sin(w p), cos(w p)) for one frequency w (first off at position "
-                              f"{p}, column {c}): even columns hold sin, odd columns cos")
+                              f"(sin(w p), cos(w p)) for one frequency w (they differ {off.sizes()}, "
+                              f"[position, column]): even columns hold sin, odd columns cos",
+                              off.margin)
 
 
 @check("positional_encoding", "position_zero")
@@ -776,11 +784,12 @@ def pe_zero(t: Trial) -> None:
         expect_shape(pe, (max_len, d_model), what)
         _expect_real(pe, what)
         expected = np.tile([0.0, 1.0], d_model // 2)
-        ok = close_mask(t, pe[0], expected)
-        if not ok.all():
-            c = _first(~ok)[0]
+        off = discrepancy(t, pe[0], expected)
+        if off is not None:
+            c = off.index[0]
             raise CheckFailed(f"row 0 of {what} should be [0, 1, 0, 1, ...] (sin 0 = 0 in even "
-                              f"columns, cos 0 = 1 in odd columns); column {c} is {_num(pe[0, c])}")
+                              f"columns, cos 0 = 1 in odd columns); column {c} is {_num(pe[0, c])} "
+                              f"(tolerance {off.tolerance:.1e})", off.margin)
 
 
 @check("positional_encoding", "rejects_odd_d_model")
@@ -822,25 +831,31 @@ def shift_blocks(t: Trial) -> None:
         _expect_real(M, what)
         expect_finite(M, what)
         blocks = np.kron(np.eye(d_model // 2, dtype=bool), np.ones((2, 2), dtype=bool))
-        off = ~blocks & ~close_mask(t, M, np.zeros_like(M, dtype=np.float64))
-        if off.any():
-            row, col = _first(off)
+        outside = discrepancy(t, M, np.where(blocks, M.astype(np.float64), 0.0))
+        if outside is not None:
+            row, col = outside.index
             raise CheckFailed(f"{what}[{row}, {col}] is {_num(M[row, col])}, outside the 2x2 blocks on the "
-                              f"diagonal; every entry there must be 0")
+                              f"diagonal; every entry there must be 0 (tolerance "
+                              f"{outside.tolerance:.1e})", outside.margin)
         for i in range(d_model // 2):
             a, b, c, d = (np.float64(v) for v in M[2 * i:2 * i + 2, 2 * i:2 * i + 2].reshape(-1))
             block = f"in {what}, block {i} (rows and columns {2 * i}, {2 * i + 1})"
             pair = np.array([a, b, a * a + b * b])
-            ok = close_mask(t, np.array([d, -c, 1.0], dtype=M.dtype), pair)
+            form = np.array([d, -c, 1.0], dtype=M.dtype)
+            ok = close_mask(t, form, pair)
+            if ok.all():
+                continue
+            off = discrepancy(t, form, pair)
+            assert off is not None
+            size = f"(off {off.amount()})"
             if not ok[0]:
-                raise CheckFailed(f"{block} has different diagonal entries; a rotation block is "
-                                  f"[[cos, sin], [-sin, cos]]")
+                raise CheckFailed(f"{block} has different diagonal entries {size}; a rotation block is "
+                                  f"[[cos, sin], [-sin, cos]]", off.margin)
             if not ok[1]:
-                raise CheckFailed(f"{block} has off-diagonal entries that are not opposite; a "
-                                  f"rotation block is [[cos, sin], [-sin, cos]]")
-            if not ok[2]:
-                raise CheckFailed(f"{block} is not a rotation: cos^2 + sin^2 is "
-                                  f"{_num(a * a + b * b)}, not 1")
+                raise CheckFailed(f"{block} has off-diagonal entries that are not opposite {size}; a "
+                                  f"rotation block is [[cos, sin], [-sin, cos]]", off.margin)
+            raise CheckFailed(f"{block} is not a rotation: cos^2 + sin^2 is "
+                              f"{_num(a * a + b * b)}, not 1 {size}", off.margin)
 
 
 @check("relative_shift_matrix", "rotation_property")
