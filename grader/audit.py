@@ -36,6 +36,7 @@ from typing import Any, TextIO
 from .catalogue import Entry, load_catalogue, reference_source, write_submission
 from .checks import known_checks
 from .config import DEFAULT_ASSIGNMENT, load_assignment
+from .margin import Margin, mutant_margin, print_margins
 from .results import ItemResult, SubmissionResult
 
 ALL_ITEMS = "(all)"
@@ -53,6 +54,7 @@ class CaseResult:
     verdict: str  # "ok", "caught" (a mutant that lost points on its item, only there) or "MISS"
     checks: tuple[str, ...]  # mutant: the checks that caught it; otherwise the checks that failed
     detail: str = ""  # why a MISS is one, or a note
+    margin: Margin | None = None  # a caught mutant: how far outside the tolerance it landed
 
     @property
     def missed(self) -> bool:
@@ -277,7 +279,12 @@ def _judge(case: _Case, result: SubmissionResult) -> CaseResult:
     if elsewhere:
         return CaseResult("mutant", entry.name, entry.item, "MISS", caught_by + tuple(elsewhere),
                           "caught, but it also lost points on other items" + crash)
-    return CaseResult("mutant", entry.name, entry.item, "caught", caught_by, crash.lstrip("; "))
+    missing = [check for check in entry.loses if check not in caught_by]
+    if missing:
+        return CaseResult("mutant", entry.name, entry.item, "MISS", caught_by,
+                          f"caught, but it passes {', '.join(missing)}, which it must fail" + crash)
+    return CaseResult("mutant", entry.name, entry.item, "caught", caught_by, crash.lstrip("; "),
+                      mutant_margin(own))
 
 
 def _judge_stubs(case: _Case, result: SubmissionResult) -> CaseResult:
@@ -332,6 +339,7 @@ def print_report(report: AuditReport, file: TextIO | None = None) -> None:
     false_fails = [c for c in alternatives if c.missed]
     say(f"alternatives: {len(alternatives) - len(false_fails)}/{len(alternatives)} with full marks"
         + (f"; false fails: {', '.join(c.name for c in false_fails)}" if false_fails else ""))
+    print_margins([(c.name, c.item, c.margin) for c in report.cases if c.margin is not None], say)
     if report.auto or report.auto_generated:
         _print_auto(report, say)
     if report.ok:

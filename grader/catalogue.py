@@ -2,13 +2,17 @@
 
 Each entry is a small ``.py`` file under ``catalogue/mutants`` or
 ``catalogue/alternatives`` beside the assignment. Its header says which graded item it
-rewrites; its code is appended to the reference module of that item's notebook, so the
-new definition replaces the reference's one and nothing else changes::
+rewrites (and, for a mutant, optionally the checks it must fail); its code is appended to
+the reference module of that item's notebook, so the new definition replaces the
+reference's one and nothing else changes::
 
     \"\"\"softmax without the max shift: overflows for large inputs.\"\"\"
     # item: softmax
+    # loses: stable_for_large_inputs
     import numpy as np
     def softmax(x, axis=-1): ...
+
+Ports of public code name their source in a comment.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from .config import Assignment
 
 REFERENCE_DIR = Path(__file__).resolve().parent.parent / "reference"
 _ITEM_LINE = re.compile(r"^# item: *(\S+) *$", re.MULTILINE)
+_LOSES_LINE = re.compile(r"^# loses: *(.+?) *$", re.MULTILINE)
 
 
 class CatalogueError(ValueError):
@@ -36,6 +41,7 @@ class Entry:
     notebook: str
     description: str
     code: str
+    loses: tuple[str, ...] = ()  # a mutant: checks of its item it must fail (besides any others)
 
 
 def load_catalogue(assignment: Assignment, kinds: tuple[str, ...] = ("mutant", "alternative")) -> list[Entry]:
@@ -62,7 +68,15 @@ def _entry(path: Path, kind: str, assignment: Assignment) -> Entry:
         item = assignment.item(match.group(1))
     except KeyError:
         raise CatalogueError(f"{path}: item {match.group(1)!r} is not a graded item of {assignment.path}") from None
-    return Entry(path.stem, kind, item.name, item.notebook, doc.splitlines()[0], code)
+    loses = _LOSES_LINE.search(code)
+    checks = tuple(c.strip() for c in loses.group(1).split(",")) if loses else ()
+    if checks and kind != "mutant":
+        raise CatalogueError(f"{path}: only a mutant has a '# loses:' line")
+    for check in checks:
+        if check not in dict(item.checks):
+            raise CatalogueError(f"{path}: '# loses: {check}' is not a check of {item.name} "
+                                 f"(its checks: {', '.join(name for name, _ in item.checks)})")
+    return Entry(path.stem, kind, item.name, item.notebook, doc.splitlines()[0], code, checks)
 
 
 def reference_source(notebook: str) -> str:

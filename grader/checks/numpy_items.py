@@ -788,8 +788,8 @@ def pe_zero(t: Trial) -> None:
         if off is not None:
             c = off.index[0]
             raise CheckFailed(f"row 0 of {what} should be [0, 1, 0, 1, ...] (sin 0 = 0 in even "
-                              f"columns, cos 0 = 1 in odd columns); column {c} is {_num(pe[0, c])} "
-                              f"(tolerance {off.tolerance:.1e})", off.margin)
+                              f"columns, cos 0 = 1 in odd columns); column {c} is {_num(pe[0, c])}, "
+                              f"off by {off.error:.1e} (tolerance {off.tolerance:.1e})", off.margin)
 
 
 @check("positional_encoding", "rejects_odd_d_model")
@@ -835,8 +835,8 @@ def shift_blocks(t: Trial) -> None:
         if outside is not None:
             row, col = outside.index
             raise CheckFailed(f"{what}[{row}, {col}] is {_num(M[row, col])}, outside the 2x2 blocks on the "
-                              f"diagonal; every entry there must be 0 (tolerance "
-                              f"{outside.tolerance:.1e})", outside.margin)
+                              f"diagonal; every entry there must be 0 (off by {outside.error:.1e}, "
+                              f"tolerance {outside.tolerance:.1e})", outside.margin)
         for i in range(d_model // 2):
             a, b, c, d = (np.float64(v) for v in M[2 * i:2 * i + 2, 2 * i:2 * i + 2].reshape(-1))
             block = f"in {what}, block {i} (rows and columns {2 * i}, {2 * i + 1})"
