@@ -356,23 +356,3 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
     assert "leading_batch_dims" in failed and "masked_weights_are_zero" in failed
     assert all("raised ValueError" in m for m in failed.values())
 
-
-# ---- ports of public code, and the size of every numeric failure -------------------------
-
-_SIZE_AGAINST_TOLERANCE = re.compile(r"\d\.\de[+-]\d\d\b.*\btolerance \d\.\de[+-]\d\d")
-
-
-@pytest.mark.parametrize("name", sorted(n for n, e in MUTANTS.items() if e.loses))
-def test_mutant_fails_the_checks_its_header_names(graded, name):
-    entry = MUTANTS[name]
-    failed = failures(graded(entry)[entry.item])
-    assert set(entry.loses) <= set(failed), f"{name} passes {set(entry.loses) - set(failed)}"
-
-
-@pytest.mark.parametrize("name", sorted(MUTANTS))
-def test_numeric_failures_state_the_size_against_the_tolerance(graded, name):
-    entry = MUTANTS[name]
-    for check in graded(entry)[entry.item].checks:
-        if check.margin is not None:
-            assert check.margin > 1, (check.name, check.margin)
-            assert _SIZE_AGAINST_TOLERANCE.search(check.message), (check.name, check.message)

@@ -4,7 +4,6 @@ messages name the property that broke."""
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -153,21 +152,3 @@ def test_checks_import_without_torch():
             "assert 'PositionalEncoding' in grader.checks.CHECKS")
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
 
-
-# ---- ports of public code, and the size of every numeric failure -------------------------
-
-
-@pytest.mark.parametrize("name", sorted(n for n, e in MUTANTS.items() if e.loses))
-def test_mutant_fails_the_checks_its_header_names(graded, name):
-    entry = MUTANTS[name]
-    failed = failures(graded(entry)[entry.item])
-    assert set(entry.loses) <= set(failed), f"{name} passes {set(entry.loses) - set(failed)}"
-
-
-@pytest.mark.parametrize("name", sorted(MUTANTS))
-def test_numeric_failures_state_the_size_against_the_tolerance(graded, name):
-    entry = MUTANTS[name]
-    for check in graded(entry)[entry.item].checks:
-        if check.margin is not None:
-            assert check.margin > 1, (check.name, check.margin)
-            assert re.search(r"\d\.\de[+-]\d\d\b.*\btolerance \d\.\de[+-]\d\d", check.message), check.message
