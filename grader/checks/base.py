@@ -274,8 +274,6 @@ class Discrepancy:
 
     def amount(self) -> str:
         """'by up to 1.2e-03 (tolerance 2.0e-05)': sizes, never values."""
-        if not np.isfinite(self.error):
-            return "by a NaN" if np.isnan(self.error) else "infinitely"
         return f"by up to {self.error:.1e} (tolerance {self.tolerance:.1e})"
 
     def sizes(self) -> str:

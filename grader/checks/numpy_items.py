@@ -440,7 +440,7 @@ def sdpa_scale(t: Trial) -> None:
             if close_mask(t, w, candidate).all():
                 raise CheckFailed(f"the weights of {what} equal {why} (they differ from the "
                                   f"definition {off.sizes()})", off.margin)
-        expect_close(t, w, ref_w, f"the weights of {what}", "softmax(Q K^T / sqrt(d_k))")
+        expect_close(t, w, ref_w, f"the weights of {what}", "the definition softmax(Q K^T / sqrt(d_k))")
 
 
 def _expect_masked_zero(w: np.ndarray, allowed: np.ndarray, what: str, blocker: str) -> None:
