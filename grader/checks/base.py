@@ -267,10 +267,11 @@ class Discrepancy:
 
     @property
     def margin(self) -> float | None:
-        """How many tolerances the worst entry is off; None when that is not a finite number."""
-        if not np.isfinite(self.error) or self.tolerance <= 0:
-            return None
-        return self.error / self.tolerance
+        """How many tolerances the worst entry is off; None when that is not a finite number
+        (results.json is strict JSON: no inf)."""
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            ratio = np.float64(self.error) / np.float64(self.tolerance)
+        return float(ratio) if np.isfinite(ratio) else None
 
     def amount(self) -> str:
         """'by up to 1.2e-03 (tolerance 2.0e-05)': sizes, never values."""
@@ -293,7 +294,7 @@ def discrepancy(t: Trial, actual: np.ndarray, expected: Any, dtype: Any = None) 
     ok, error, allowed = _band(t, actual, expected, dtype)
     if ok.all():
         return None
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         ratio = np.where(ok, -1.0, error / allowed)
     ratio[np.isnan(ratio)] = np.inf
     worst = np.unravel_index(int(np.argmax(ratio)), ratio.shape)

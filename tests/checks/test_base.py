@@ -94,3 +94,11 @@ def test_expect_close_gives_the_size_and_the_margin_never_the_values():
         expect_close(trial, actual, expected, "the weights", "the definition")
     assert "the entry at [0, 1] is NaN; 2 of 4 entries" in info.value.message
     assert info.value.margin is None
+
+
+def test_a_margin_too_large_to_write_is_none():
+    """results.json is strict JSON: an error of 1e305 against 2e-5 has no finite margin."""
+    trial = _trial()
+    off = discrepancy(trial, np.array([1e305, 0.0]), np.array([0.0, 0.0]))
+    assert off is not None and off.margin is None
+    assert off.sizes() == f"by up to 1.0e+305 (tolerance {off.tolerance:.1e}) at [0]"
