@@ -252,13 +252,14 @@ def _floor_main(spec_path: str) -> None:
         nullplot.install()
     except ImportError:
         pass
-    from grader.checks import known_checks
-    from grader.config import DEFAULT_ASSIGNMENT, load_assignment
+    from grader.bundle import load_bundle
+    from grader.config import DEFAULT_ASSIGNMENT
     from grader.inprocess import InProcessRunner
     from grader.load import load_submission
     from grader.run import grade_submission
 
-    assignment = load_assignment(DEFAULT_ASSIGNMENT, known_checks())
+    bundle = load_bundle(DEFAULT_ASSIGNMENT)
+    assignment = bundle.assignment
     class_dir = Path(spec["class"])
     per, scores, full = {}, {}, {}
     warm = None
@@ -267,12 +268,12 @@ def _floor_main(spec_path: str) -> None:
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
             if warm is None:  # the same warm-up a worker gets: imports and first calls untimed
                 sub = load_submission(class_dir / name, assignment.name, assignment.notebooks)
-                grade_submission(sub, assignment, spec["seed"], InProcessRunner.from_source)
+                grade_submission(sub, bundle, spec["seed"], InProcessRunner.from_source)
                 warm = time.perf_counter() - started
             # Timed as a worker times a student: reading the notebooks, then the checks.
             begun = time.perf_counter()
             sub = load_submission(class_dir / name, assignment.name, assignment.notebooks)
-            result = grade_submission(sub, assignment, spec["seed"], InProcessRunner.from_source)
+            result = grade_submission(sub, bundle, spec["seed"], InProcessRunner.from_source)
         per[name] = round(time.perf_counter() - begun, 4)
         scores[name] = result.score
         full[name] = sorted(i.name for i in result.items if i.earned >= i.points)

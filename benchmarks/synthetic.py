@@ -97,11 +97,11 @@ def insert_after_solution(nb: dict[str, Any], item: str, code: str) -> dict[str,
 def plan(n: int, seed: int = 0, buggy: float = 0.25, hang: float = 0.005, broken: float = 0.02) -> list[Student]:
     """``n`` students: a share ``buggy`` with a mutant, ``hang`` looping, ``broken`` unreadable
     (each at least one once the class has 10 students), the rest correct."""
+    from grader.bundle import load_bundle
     from grader.catalogue import load_catalogue
-    from grader.checks import known_checks
-    from grader.config import DEFAULT_ASSIGNMENT, load_assignment
+    from grader.config import DEFAULT_ASSIGNMENT
 
-    mutants = load_catalogue(load_assignment(DEFAULT_ASSIGNMENT, known_checks()), ("mutant",))
+    mutants = load_catalogue(load_bundle(DEFAULT_ASSIGNMENT), ("mutant",))
 
     def count(share: float) -> int:
         return max(1 if n >= 10 and share > 0 else 0, round(n * share))
@@ -150,11 +150,11 @@ def subset(students: list[Student], k: int) -> list[Student]:
 
 def build_class(class_dir: Path, students: list[Student]) -> None:
     """Write every student's notebooks under ``class_dir`` (nbgrader layout)."""
+    from grader.bundle import load_bundle
     from grader.catalogue import load_catalogue
-    from grader.checks import known_checks
-    from grader.config import DEFAULT_ASSIGNMENT, load_assignment
+    from grader.config import DEFAULT_ASSIGNMENT
 
-    entries = {e.name: e for e in load_catalogue(load_assignment(DEFAULT_ASSIGNMENT, known_checks()), ("mutant",))}
+    entries = {e.name: e for e in load_catalogue(load_bundle(DEFAULT_ASSIGNMENT), ("mutant",))}
     solved = {nb: solved_notebook(load_source(nb)) for nb in NOTEBOOKS}
     solved_text = {nb: json.dumps(doc, indent=1, ensure_ascii=False) + "\n" for nb, doc in solved.items()}
     for student in students:

@@ -1,16 +1,16 @@
 """The catalogue of typical mistakes (mutants) and correct alternatives.
 
-Each entry is a small ``.py`` file under ``catalogue/mutants`` or
-``catalogue/alternatives`` beside the assignment. Its header says which graded item it
-rewrites (and, for a mutant, optionally the checks it must fail); its code is appended to
-the reference module of that item's notebook, so the new definition replaces the
-reference's one and nothing else changes::
+Each entry is a small ``.py`` file under ``mutants/`` or ``alternatives/`` of the bundle's
+catalogue folder. Its header says which graded item it rewrites (and, for a mutant,
+optionally the checks of that item it must fail); its code is appended to the reference
+module of that item's notebook, so the new definition replaces the reference's one and
+nothing else changes::
 
-    \"\"\"softmax without the max shift: overflows for large inputs.\"\"\"
-    # item: softmax
-    # loses: stable_for_large_inputs
+    \"\"\"relu that leaks: negative inputs keep a tenth of their value.\"\"\"
+    # item: relu
+    # loses: matches_reference
     import numpy as np
-    def softmax(x, axis=-1): ...
+    def relu(x): ...
 
 Ports of public code name their source in a comment.
 """
@@ -22,9 +22,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import Assignment
+from .bundle import Bundle
 
-REFERENCE_DIR = Path(__file__).resolve().parent.parent / "reference"
 _ITEM_LINE = re.compile(r"^# item: *(\S+) *$", re.MULTILINE)
 _LOSES_LINE = re.compile(r"^# loses: *(.+?) *$", re.MULTILINE)
 
@@ -44,16 +43,16 @@ class Entry:
     loses: tuple[str, ...] = ()  # a mutant: checks of its item it must fail (besides any others)
 
 
-def load_catalogue(assignment: Assignment, kinds: tuple[str, ...] = ("mutant", "alternative")) -> list[Entry]:
-    root = assignment.path.parent / "catalogue"
+def load_catalogue(bundle: Bundle, kinds: tuple[str, ...] = ("mutant", "alternative")) -> list[Entry]:
     entries = []
     for kind in kinds:
-        for path in sorted((root / f"{kind}s").glob("*.py")):
-            entries.append(_entry(path, kind, assignment))
+        for path in sorted((bundle.catalogue_dir / f"{kind}s").glob("*.py")):
+            entries.append(_entry(path, kind, bundle))
     return entries
 
 
-def _entry(path: Path, kind: str, assignment: Assignment) -> Entry:
+def _entry(path: Path, kind: str, bundle: Bundle) -> Entry:
+    assignment = bundle.assignment
     code = path.read_text(encoding="utf-8")
     try:
         doc = ast.get_docstring(ast.parse(code))
@@ -79,15 +78,11 @@ def _entry(path: Path, kind: str, assignment: Assignment) -> Entry:
     return Entry(path.stem, kind, item.name, item.notebook, doc.splitlines()[0], code, checks)
 
 
-def reference_source(notebook: str) -> str:
-    return (REFERENCE_DIR / f"{notebook}.py").read_text(encoding="utf-8")
-
-
-def write_submission(folder: Path, assignment: Assignment, entry: Entry | None = None) -> Path:
+def write_submission(folder: Path, bundle: Bundle, entry: Entry | None = None) -> Path:
     """Write a student folder: the reference for every notebook, with ``entry`` applied."""
     folder.mkdir(parents=True, exist_ok=True)
-    for notebook in assignment.notebooks:
-        source = reference_source(notebook)
+    for notebook in bundle.assignment.notebooks:
+        source = bundle.reference_source(notebook)
         if entry is not None and entry.notebook == notebook:
             source = f"{source}\n\n# ---- {entry.kind}: {entry.name} ----\n{entry.code}"
         (folder / f"{notebook}.py").write_text(source, encoding="utf-8")

@@ -7,6 +7,9 @@ import sys
 from pathlib import Path
 
 from .config import DEFAULT_ASSIGNMENT, ConfigError
+from .reporters import DEFAULT_REPORTERS, REPORTERS
+
+BUNDLE_HELP = "the assignment bundle: its folder or its YAML"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -15,8 +18,11 @@ def main(argv: list[str] | None = None) -> int:
 
     grade = commands.add_parser("grade", help="grade a class: one folder per student")
     grade.add_argument("submissions", type=Path, help="folder with one sub-folder per student")
-    grade.add_argument("--out", type=Path, required=True, help="where grades.csv, results.json and feedback/ go")
-    grade.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help="the assignment's YAML")
+    grade.add_argument("--out", type=Path, required=True, help="where the reports (grades.csv, results.json, "
+                       "feedback/) go")
+    grade.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
+    grade.add_argument("--report", action="append", choices=sorted(REPORTERS), dest="reports",
+                       help=f"an output to write (repeatable; default: {', '.join(DEFAULT_REPORTERS)})")
     grade.add_argument("--seed", type=int, help="reproduce a run: the seed its results.json records")
     grade.add_argument("--jobs", type=int, help="worker processes (default: the number of cores)")
     grade.add_argument("--scheduler", help="address of a dask.distributed scheduler to run on instead")
@@ -24,10 +30,11 @@ def main(argv: list[str] | None = None) -> int:
 
     release = commands.add_parser("release", help="generate the student notebooks with nbgrader")
     release.add_argument("--out", type=Path, required=True)
-    release.add_argument("--source", type=Path, default=DEFAULT_ASSIGNMENT.parent)
+    release.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
+    release.add_argument("--source", type=Path, help="folder of the source notebooks (default: the bundle's)")
 
     audit = commands.add_parser("audit", help="prove the checks: reference full, stubs zero, mutants caught")
-    audit.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT)
+    audit.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
     audit.add_argument("--seed", type=int, default=None)
     audit.add_argument("--jobs", type=int)
     audit.add_argument("--auto", action="store_true", help="also mutate the reference automatically")
@@ -38,9 +45,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "grade":
             return _grade(args)
         if args.command == "release":
+            from .bundle import load_bundle
             from .release import release_assignment
 
-            for path in release_assignment(args.source, args.out):
+            for path in release_assignment(load_bundle(args.assignment), args.out, args.source):
                 print(path)
             return 0
         from .audit import run_audit
@@ -64,12 +72,12 @@ def _grade(args: argparse.Namespace) -> int:
             bar = tqdm(total=total, unit="student", file=sys.stderr, disable=args.no_progress)
         bar.update(1)
 
+    reports = tuple(dict.fromkeys(args.reports or DEFAULT_REPORTERS))
     outcome = grade_class(args.submissions, args.out, assignment_path=args.assignment, seed=args.seed,
-                          jobs=args.jobs, scheduler=args.scheduler, progress=progress)
+                          jobs=args.jobs, scheduler=args.scheduler, reporters=reports, progress=progress)
     if bar is not None:
         bar.close()
     for line in outcome.summary.lines():
         print(line)
-    print(f"seed {outcome.seed}; {outcome.seconds:.1f} s; wrote {outcome.out_dir / 'grades.csv'}, "
-          f"results.json and feedback/")
+    print(f"seed {outcome.seed}; {outcome.seconds:.1f} s; wrote {', '.join(reports)} into {outcome.out_dir}")
     return 0

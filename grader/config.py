@@ -97,13 +97,17 @@ def load_assignment(
     give nobody those points).
     """
     path = Path(path)
+    return parse_assignment(read_yaml(path), path, known_checks)
+
+
+def read_yaml(path: Path) -> Any:
+    """The YAML document in ``path``; a ``ConfigError`` if it cannot be read or parsed."""
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
-    return parse_assignment(raw, path, known_checks)
 
 
 def parse_assignment(raw: Any, path: Path, known_checks: dict[str, set[str]] | None = None) -> Assignment:
@@ -153,7 +157,7 @@ def parse_assignment(raw: Any, path: Path, known_checks: dict[str, set[str]] | N
         return table
 
     top = mapping(raw, "(top level)")
-    exact_keys(top, _TOP_KEYS, "")
+    exact_keys(top, _TOP_KEYS, "", optional={"bundle"})  # the bundle's layout: grader.bundle reads it
     name = top["assignment"]
     if not isinstance(name, str) or not name:
         raise fail("assignment", "expected a non-empty name")

@@ -1,22 +1,57 @@
-"""The instructor's grading run as a library call: discover, grade in parallel, report."""
+"""Grading as a library call: a stream of typed results, and the instructor's run that feeds
+it to reporters.
+
+``grade`` yields one ``SubmissionResult`` per student folder, in completion order, from
+whichever scheduler runs the workers; ``grade_class`` is the CLI's run: discover, grade,
+hand each result to the chosen reporters and tally the summary.
+"""
 
 from __future__ import annotations
 
+import json
 import secrets
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__
-from .checks import known_checks
-from .config import DEFAULT_ASSIGNMENT, Assignment, load_assignment
+from .bundle import Bundle, load_bundle
+from .config import DEFAULT_ASSIGNMENT
 from .load import discover
-from .pool import Job, default_jobs, run_dask, run_local
-from .report import ReportWriter, Summary
-from .results import CheckResult, ItemResult, SubmissionResult
+from .pool import Scheduler, dask, default_jobs, local
+from .report import Summary, Tally
+from .reporters import DEFAULT_REPORTERS, open_reporter
+from .results import RunInfo, SubmissionResult, zero_submission
 from .sandbox.policy import probe
+from .worker import Job
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def grade(
+    bundle: Bundle,
+    submissions: Sequence[Path],
+    scheduler: Scheduler,
+    *,
+    seed: int,
+    class_dir: Path,
+    out_dir: Path | None = None,
+    log: Callable[[str], None] = _stderr,
+) -> Iterator[SubmissionResult]:
+    """Each of ``submissions`` (student folders under ``class_dir``) graded against ``bundle``.
+    A folder the grader itself fails on still gets a result (zero, saying so)."""
+    job = Job(str(bundle.assignment.path), seed, str(class_dir), None if out_dir is None else str(out_dir))
+    for folder, outcome in scheduler(list(submissions), job) if submissions else ():
+        if isinstance(outcome, BaseException):
+            log(f"error: the grader failed on {folder.name}: {type(outcome).__name__}: {outcome}")
+            yield zero_submission(folder.name, bundle.assignment,
+                                  f"the grader itself failed ({type(outcome).__name__}); ask your instructor")
+        else:
+            yield SubmissionResult.from_json(json.loads(outcome))
 
 
 @dataclass(frozen=True)
@@ -36,52 +71,38 @@ def grade_class(
     seed: int | None = None,
     jobs: int | None = None,
     scheduler: str | None = None,
+    reporters: Sequence[str] = DEFAULT_REPORTERS,
     progress: Callable[[int, int], None] | None = None,
-    log: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
+    log: Callable[[str], None] = _stderr,
 ) -> RunOutcome:
-    """Grade every student folder of ``class_dir`` into ``out_dir``."""
+    """Grade every student folder of ``class_dir`` against the bundle at ``assignment_path``
+    (its folder or YAML) and write the ``reporters``' outputs into ``out_dir``."""
     class_dir, out_dir = Path(class_dir).resolve(), Path(out_dir).resolve()
     if out_dir == class_dir or class_dir in out_dir.parents:
         raise ValueError(f"{out_dir}: the output folder must not be inside the class folder {class_dir}")
-    assignment = load_assignment(assignment_path, known_checks())
+    bundle = load_bundle(assignment_path)
+    outputs = [open_reporter(name, out_dir) for name in reporters]
     folders = discover(class_dir)
     seed = secrets.randbelow(2**31) if seed is None else seed
     jobs = jobs or default_jobs()
     isolation = probe()
     for note in isolation.notes:
         log(f"warning: sandbox degraded: {note}")
-    run = {
-        "seed": seed, "assignment": str(assignment.path), "class": str(class_dir),
-        "grader_version": __version__, "jobs": jobs, "scheduler": scheduler or "local",
-        "sandbox": {"namespaces": isolation.namespaces, "drop_uid": isolation.drop_uid,
-                    "notes": list(isolation.notes)},
-        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-    }
+    run = RunInfo(seed, str(bundle.assignment.path), str(class_dir), __version__, jobs, scheduler or "local",
+                  isolation.namespaces, isolation.drop_uid, isolation.notes, time.strftime("%Y-%m-%dT%H:%M:%S%z"))
     log(f"grading {len(folders)} submissions with seed {seed} ({jobs} workers)")
     started = time.perf_counter()
-    writer = ReportWriter(out_dir, assignment, run)
-    job = Job(str(assignment.path), seed, str(class_dir), str(out_dir))
-    workers = min(jobs, max(1, len(folders)))
-    outcomes = run_dask(folders, job, scheduler) if scheduler else run_local(folders, job, workers)
-    done = 0
-    for folder, result in outcomes if folders else ():
-        if isinstance(result, BaseException):
-            log(f"error: the grader failed on {folder.name}: {type(result).__name__}: {result}")
-            writer.add(_failed(folder.name, assignment, f"the grader itself failed ({type(result).__name__}); "
-                                                       "ask your instructor"))
-        else:
-            writer.add(SubmissionResult.from_json(result))
-        done += 1
+    for output in outputs:
+        output.start(bundle, run)
+    tally = Tally(bundle.assignment)
+    chosen = dask(scheduler) if scheduler else local(jobs)
+    for done, result in enumerate(grade(bundle, folders, chosen, seed=seed, class_dir=class_dir, out_dir=out_dir,
+                                        log=log), start=1):
+        for output in outputs:
+            output.add(result)
+        tally.add(result)
         if progress is not None:
             progress(done, len(folders))
-    summary = writer.close()
-    return RunOutcome(seed, summary, out_dir, time.perf_counter() - started, isolation.notes)
-
-
-def _failed(student: str, assignment: Assignment, why: str) -> SubmissionResult:
-    items = tuple(
-        ItemResult(i.name, i.notebook, i.points, 0.0,
-                   tuple(CheckResult(n, p, 0.0, False, why) for n, p in i.checks), "", 0, why)
-        for i in assignment.items
-    )
-    return SubmissionResult(student, 0.0, assignment.max_score, items, (), 0.0)
+    for output in outputs:
+        output.close()
+    return RunOutcome(seed, tally.summary(), out_dir, time.perf_counter() - started, isolation.notes)

@@ -6,12 +6,15 @@ comparisons: nbgrader's hidden-test cells (``assert_item``) and the benchmark's 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from . import wire
-from .config import DEFAULT_ASSIGNMENT, Assignment, load_assignment
+from .bundle import Bundle, load_bundle
+from .config import DEFAULT_ASSIGNMENT
 from .load import SourceFile
-from .run import ItemOutput, LoadReport, run_item
+from .run import run_item
+from .runner import ItemOutput, LoadReport
 from .sandbox import serve
 
 
@@ -36,8 +39,8 @@ class InProcessRunner:
     def begin_item(self, item: str) -> None:
         return None
 
-    def request(self, message: dict[str, Any]) -> Any:
-        reply = serve.handle(message, self.namespace)
+    def request(self, message: wire.Request) -> Any:
+        reply = serve.handle(message.to_json(), self.namespace)
         return wire.parse(wire.pack(reply)[wire.HEADER_SIZE:])
 
     def end_item(self) -> ItemOutput:
@@ -47,18 +50,19 @@ class InProcessRunner:
         return None
 
 
-_ASSIGNMENT: Assignment | None = None
+_BUNDLES: dict[Path, Bundle] = {}
 
 
-def assert_item(item: str, namespace: dict[str, Any], seed: int = 0) -> None:
-    """Run ``item``'s hidden checks on the functions in ``namespace``; raise
-    ``AssertionError`` naming every failed property (used in nbgrader test cells)."""
-    global _ASSIGNMENT
-    if _ASSIGNMENT is None:
-        from .checks import known_checks
-
-        _ASSIGNMENT = load_assignment(DEFAULT_ASSIGNMENT, known_checks())
-    result, _ = run_item(_ASSIGNMENT.item(item), InProcessRunner(namespace), seed)
+def assert_item(item: str, namespace: dict[str, Any], seed: int = 0, *,
+                bundle: Path | str = DEFAULT_ASSIGNMENT) -> None:
+    """Run ``item``'s hidden checks of ``bundle`` (its folder or YAML) on the functions in
+    ``namespace``; raise ``AssertionError`` naming every failed property (used in nbgrader
+    test cells)."""
+    path = Path(bundle).resolve()
+    if path not in _BUNDLES:
+        _BUNDLES[path] = load_bundle(path)
+    loaded = _BUNDLES[path]
+    result, _ = run_item(loaded.assignment.item(item), InProcessRunner(namespace), seed, loaded.checks)
     failed = [f"{c.name}: {c.message}" for c in result.checks if not c.passed]
     if failed:
         raise AssertionError(f"{item}: {result.earned:g}/{result.points:g} points\n" + "\n".join(failed))

@@ -1,121 +1,33 @@
 """Grade many submissions at once: warm worker processes (local) or a Dask cluster.
 
-A worker is trusted: it holds the reference and the checks, and starts one zygote of
-its own from which every sandbox is forked. Both schedulers call the same
-``grade_folder`` and stream results back as JSON, a bounded number in flight, so the
-run's memory does not grow with the class.
+Both schedulers call the same ``grader.worker.grade_folder`` and stream its results back
+(JSON text), a bounded number in flight, so the run's memory does not grow with the class.
 """
 
 from __future__ import annotations
 
-import atexit
 import multiprocessing
 import os
-import threading
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .checks import known_checks
-from .config import Assignment, load_assignment
-from .load import load_submission
-from .run import grade_submission
-from .sandbox.client import SandboxRunner, Zygote, default_hidden
+from .worker import Job, grade_folder, warm_up
+
+Outcome = tuple[Path, "str | BaseException"]  # the result as JSON text, or the grader's own failure
+# Runs the job on every folder: (folder, outcome) in completion order.
+Scheduler = Callable[[list[Path], Job], Iterator[Outcome]]
 
 
-@dataclass(frozen=True)
-class Job:
-    """What every worker needs to grade any folder of the run (sent once per worker)."""
-
-    assignment_path: str
-    seed: int
-    class_dir: str
-    out_dir: str
+def local(jobs: int) -> Scheduler:
+    """``jobs`` warm worker processes on this machine."""
+    return lambda folders, job: run_local(folders, job, min(jobs, max(1, len(folders))))
 
 
-@dataclass
-class _WorkerState:
-    job: Job
-    assignment: Assignment
-    zygote: Zygote
-    hide: list[Path]
-
-
-_local = threading.local()
-_zygotes: set[Zygote] = set()  # every live zygote of this process, whichever thread owns it
-
-
-@atexit.register
-def _close_zygotes() -> None:
-    """A worker that exits ends its zygotes and waits for them: nothing is left behind, and
-    their CPU time (their sandboxes' included) is accounted to the worker."""
-    for zygote in list(_zygotes):
-        _zygotes.discard(zygote)
-        try:
-            zygote.close()
-        except Exception:
-            pass
-
-
-def _state(job: Job) -> _WorkerState:
-    state: _WorkerState | None = getattr(_local, "state", None)
-    if state is None or state.job != job or state.zygote.process.poll() is not None:
-        if state is not None:
-            _zygotes.discard(state.zygote)
-            state.zygote.close()
-        assignment = load_assignment(job.assignment_path, known_checks())
-        hide = default_hidden(Path(job.class_dir), Path(job.out_dir))
-        zygote = Zygote()
-        _zygotes.add(zygote)
-        state = _WorkerState(job, assignment, zygote, hide)
-        _local.state = state
-        _prime(assignment, job.seed)
-    return state
-
-
-def _prime(assignment: Assignment, seed: int) -> None:
-    """Grade the reference once, in this (trusted) process: every reference result of the
-    run's seed is then memoised and torch's first-call costs are paid here, not by the
-    first student of each worker. Only an optimisation: a failure is ignored."""
-    import contextlib
-    import io
-
-    from .catalogue import reference_source
-    from .inprocess import InProcessRunner
-    from .load import Cell, SourceFile, Submission
-
-    try:
-        files = tuple(SourceFile(nb, f"{nb}.py", (Cell(1, reference_source(nb)),)) for nb in assignment.notebooks)
-        sink = io.StringIO()
-        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-            grade_submission(Submission("reference", Path("."), files), assignment, seed, InProcessRunner.from_source)
-    except Exception:
-        pass
-
-
-def warm_up(job: Job) -> None:
-    _state(job)
-
-
-def grade_folder(folder: str, job: Job) -> dict[str, Any]:
-    """Grade one student's folder in this worker; the result as JSON-ready data. Its
-    ``seconds`` cover reading the notebooks too: what the student cost this worker."""
-    state = _state(job)
-    assignment = state.assignment
-    started = time.perf_counter()
-    submission = load_submission(Path(folder), assignment.name, assignment.notebooks)
-
-    def open_runner(source: Any) -> SandboxRunner:
-        return SandboxRunner(state.zygote, source, assignment.limits, state.hide)
-
-    result = grade_submission(submission, assignment, job.seed, open_runner)
-    return replace(result, seconds=round(time.perf_counter() - started, 4)).to_json()
-
-
-Outcome = tuple[Path, "dict[str, Any] | BaseException"]
+def dask(address: str) -> Scheduler:
+    """An existing ``dask.distributed`` cluster."""
+    return lambda folders, job: run_dask(folders, job, address)
 
 
 def run_local(folders: list[Path], job: Job, jobs: int) -> Iterator[Outcome]:
@@ -158,7 +70,7 @@ def _window(submit: Any, folders: list[Path], size: int) -> Iterator[Outcome]:
         for future in done:
             folder = pending.pop(future)
             try:
-                result: dict[str, Any] | BaseException = future.result()
+                result: str | BaseException = future.result()
             except (KeyboardInterrupt, SystemExit, GeneratorExit):
                 raise
             except BaseException as exc:  # the grader's own failure (a cancelled Dask future too)

@@ -1,6 +1,6 @@
-"""Build the student release of the attention assignment with nbgrader.
+"""Build the student release of an assignment bundle with nbgrader.
 
-The instructor's source notebooks (``assignments/attention/*.ipynb``) carry the
+The instructor's source notebooks (the bundle's ``<notebook>.ipynb``) carry the
 solutions between ``### BEGIN SOLUTION`` / ``### END SOLUTION`` and the hidden
 tests between ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS``. nbgrader's
 own ``generate_assignment`` strips both; this module runs it in a throw-away
@@ -17,8 +17,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-ASSIGNMENT_ID = "attention"
-NOTEBOOKS: tuple[str, ...] = ("attention_numpy.ipynb", "attention_torch.ipynb")
+from .bundle import Bundle
 
 
 @contextlib.contextmanager
@@ -38,20 +37,22 @@ def _interpreter_bin_on_path() -> Iterator[None]:
             os.environ["PATH"] = old
 
 
-def release_assignment(source_dir: Path, out_dir: Path) -> list[Path]:
-    """Generate the student version of the notebooks in ``source_dir``.
+def release_assignment(bundle: Bundle, out_dir: Path, source_dir: Path | None = None) -> list[Path]:
+    """Generate the student version of the bundle's source notebooks (``bundle.release``,
+    found in ``source_dir``, by default the bundle's folder).
 
     Runs ``nbgrader generate_assignment`` (through ``NbGraderAPI``) on a copy of
     the source notebooks inside a temporary nbgrader course directory and copies
     the released notebooks to ``out_dir`` (created if needed).
 
-    Returns the paths written, in the order of ``NOTEBOOKS``. Raises ``ValueError``
+    Returns the paths written, in the order of ``bundle.release``. Raises ``ValueError``
     when ``source_dir`` lacks a source notebook and ``RuntimeError`` when nbgrader
     fails (with nbgrader's log).
     """
-    source_dir = Path(source_dir)
+    source_dir = Path(source_dir) if source_dir is not None else bundle.root
     out_dir = Path(out_dir)
-    missing = [name for name in NOTEBOOKS if not (source_dir / name).is_file()]
+    assignment_id, notebooks = bundle.name, bundle.release
+    missing = [name for name in notebooks if not (source_dir / name).is_file()]
     if missing:
         raise ValueError(f"{source_dir}: missing source notebook(s) {', '.join(missing)}")
 
@@ -62,30 +63,30 @@ def release_assignment(source_dir: Path, out_dir: Path) -> list[Path]:
 
     with tempfile.TemporaryDirectory(prefix="nbgrader-release-") as tmp:
         root = Path(tmp)
-        source = root / "source" / ASSIGNMENT_ID
+        source = root / "source" / assignment_id
         source.mkdir(parents=True)
-        for name in NOTEBOOKS:
+        for name in notebooks:
             shutil.copy2(source_dir / name, source / name)
 
         config = Config()
         config.CourseDirectory.root = str(root)
-        config.CourseDirectory.course_id = ASSIGNMENT_ID
+        config.CourseDirectory.course_id = assignment_id
         config.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
         config.Exchange.root = str(root / "exchange")
         coursedir = CourseDirectory(config=config)
         api = NbGraderAPI(coursedir=coursedir, config=config)
         with _interpreter_bin_on_path():
-            result = api.generate_assignment(ASSIGNMENT_ID, force=True, create=True)
+            result = api.generate_assignment(assignment_id, force=True, create=True)
         if not result.get("success"):
             raise RuntimeError(
                 f"nbgrader generate_assignment failed for {source_dir}:\n"
                 f"{result.get('log', '')}\n{result.get('error', '')}"
             )
 
-        released = root / "release" / ASSIGNMENT_ID
+        released = root / "release" / assignment_id
         out_dir.mkdir(parents=True, exist_ok=True)
         written: list[Path] = []
-        for name in NOTEBOOKS:
+        for name in notebooks:
             produced = released / name
             if not produced.is_file():
                 raise RuntimeError(f"nbgrader did not write {produced} (from {source_dir})")

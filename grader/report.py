@@ -1,13 +1,9 @@
-"""Write what a run produces, one student at a time: ``grades.csv``, ``results.json``,
-a feedback file per student, and the summary printed at the end."""
+"""The summary a grading run prints at the end: the class mean and each item's share of
+full marks, tallied from the stream of results (one small row per student)."""
 
 from __future__ import annotations
 
-import csv
-import json
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, TextIO
 
 from .config import Assignment
 from .results import SubmissionResult
@@ -32,79 +28,23 @@ class Summary:
         return out
 
 
-class ReportWriter:
-    """Streams results to ``out_dir``; only one small row per student stays in memory."""
+class Tally:
+    """Adds up the results as they stream in."""
 
-    def __init__(self, out_dir: Path, assignment: Assignment, run: dict[str, Any]):
-        self.out_dir = out_dir
+    def __init__(self, assignment: Assignment) -> None:
         self.assignment = assignment
-        self.run = run
-        self.rows: list[tuple[str, float, list[float]]] = []
-        out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / "feedback").mkdir(exist_ok=True)
-        self._json: TextIO = open(out_dir / "results.json", "w", encoding="utf-8")
-        self._json.write('{"students": [\n')
-        self._first = True
+        self.scores: list[float] = []
+        self.full: dict[str, int] = {item.name: 0 for item in assignment.items}
 
     def add(self, result: SubmissionResult) -> None:
-        if not self._first:
-            self._json.write(",\n")
-        self._first = False
-        json.dump(result.to_json(), self._json, ensure_ascii=False)
-        by_item = {item.name: item.earned for item in result.items}
-        self.rows.append((result.student, result.score, [by_item.get(i.name, 0.0) for i in self.assignment.items]))
-        path = self.out_dir / "feedback" / f"{result.student}.md"
-        path.write_text(feedback(result), encoding="utf-8")
+        self.scores.append(result.score)
+        earned = {item.name: item.earned for item in result.items}
+        for item in self.assignment.items:
+            if earned.get(item.name, 0.0) >= item.points:
+                self.full[item.name] += 1
 
-    def close(self) -> Summary:
-        self._json.write('\n],\n"run": ')
-        json.dump(self.run, self._json, ensure_ascii=False, indent=1)
-        self._json.write("}\n")
-        self._json.close()
-        self.rows.sort(key=lambda row: row[0])
-        with open(self.out_dir / "grades.csv", "w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(["student", "score", "max_score", *(i.name for i in self.assignment.items)])
-            for student, score, items in self.rows:
-                writer.writerow([student, fmt_points(score), fmt_points(self.assignment.max_score),
-                                 *(fmt_points(p) for p in items)])
-        n = len(self.rows)
-        rates = tuple(
-            (item.name, sum(1 for _, _, items in self.rows if items[k] >= item.points) / n if n else 0.0)
-            for k, item in enumerate(self.assignment.items)
-        )
-        mean = sum(score for _, score, _ in self.rows) / n if n else 0.0
+    def summary(self) -> Summary:
+        n = len(self.scores)
+        rates = tuple((name, count / n if n else 0.0) for name, count in self.full.items())
+        mean = sum(self.scores) / n if n else 0.0
         return Summary(n, mean, self.assignment.max_score, rates)
-
-
-def feedback(result: SubmissionResult) -> str:
-    """The student's feedback in Markdown: what passed, which property failed and how."""
-    lines = [f"# Feedback for {result.student}", "",
-             f"**Score: {fmt_points(result.score)} / {fmt_points(result.max_score)}**", ""]
-    for nb in result.notebooks:
-        if nb.failure:
-            lines += [f"> **{nb.notebook}**: {nb.failure}", ""]
-        for number, error in nb.cell_errors:
-            lines += [f"> {nb.notebook}, cell {number} raised `{_one_line(error)}` while the notebook ran "
-                      "(the following cells still ran).", ""]
-    lines += ["| item | points |", "| --- | --- |"]
-    lines += [f"| `{item.name}` | {fmt_points(item.earned)} / {fmt_points(item.points)} |" for item in result.items]
-    lines.append("")
-    for item in result.items:
-        failed = [c for c in item.checks if not c.passed]
-        if not failed and not item.output:
-            continue
-        lines += [f"## `{item.name}`: {fmt_points(item.earned)} / {fmt_points(item.points)}", ""]
-        for c in item.checks:
-            mark = "passed" if c.passed else "**failed**"
-            detail = "" if c.passed else f": {c.message}"
-            lines.append(f"- `{c.name}` ({fmt_points(c.points)} pt) {mark}{detail}")
-        if item.output:
-            lines += ["", "Your code printed:", "", "```text", item.output.replace("```", "ʼʼʼ"), "```"]
-        lines.append("")
-    return "\n".join(lines) + "\n"
-
-
-def _one_line(text: str) -> str:
-    first = text.strip().splitlines()[-1] if text.strip() else text
-    return first.replace("`", "'")[:300]

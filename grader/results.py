@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .config import Assignment, Item
+
 
 @dataclass(frozen=True)
 class CheckResult:
@@ -73,3 +75,40 @@ class SubmissionResult:
             if item.name == name:
                 return item
         raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What a grading run records about itself (the ``run`` of ``results.json``)."""
+
+    seed: int
+    assignment: str  # the bundle's YAML
+    class_dir: str
+    grader_version: str
+    jobs: int
+    scheduler: str  # "local" or the Dask scheduler's address
+    namespaces: bool
+    drop_uid: bool
+    notes: tuple[str, ...]  # how the sandbox is degraded on this host
+    started: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seed": self.seed, "assignment": self.assignment, "class": self.class_dir,
+            "grader_version": self.grader_version, "jobs": self.jobs, "scheduler": self.scheduler,
+            "sandbox": {"namespaces": self.namespaces, "drop_uid": self.drop_uid, "notes": list(self.notes)},
+            "started": self.started,
+        }
+
+
+def zero_item(item: Item, why: str) -> ItemResult:
+    """``item`` with every check failed for one reason (the notebook was missing, could not
+    load, or the grader itself failed): the one place a zero-score result is built."""
+    checks = tuple(CheckResult(name, points, 0.0, False, why) for name, points in item.checks)
+    return ItemResult(item.name, item.notebook, item.points, 0.0, checks, "", 0, why)
+
+
+def zero_submission(student: str, assignment: Assignment, why: str) -> SubmissionResult:
+    """A row for a student whose folder could not be graded at all."""
+    items = tuple(zero_item(item, why) for item in assignment.items)
+    return SubmissionResult(student, 0.0, assignment.max_score, items, (), 0.0)

@@ -1,65 +1,24 @@
-"""One submission through the checks: the runner protocol and the item loop.
+"""One submission through the checks: the item loop, with partial credit.
 
-A *runner* is one loaded copy of a student's notebook that answers calls with plain
-data: the sandboxed child in production, or the in-process runner that the nbgrader
-comparison and the benchmark's floor use. The checks never see which one it is.
+Each notebook of the submission is loaded in a runner (``grader.runner``); each item's
+checks, looked up in the bundle's own registry, call into it. A crash or a hang costs the
+item it happens in, and a fresh runner grades the rest.
 """
 
 from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from collections.abc import Sequence
+from dataclasses import replace
 
-from .checks import CHECKS
+from .bundle import Bundle
+from .checks import Registry
 from .checks.base import CheckFailed, Trial
-from .config import Assignment, Item
+from .config import Item
 from .load import SourceFile, Submission
-from .results import CheckResult, ItemResult, NotebookReport, SubmissionResult
-
-
-class RunnerLost(Exception):
-    """The runner cannot answer any more: its process died or was killed."""
-
-    def __init__(self, why: str):
-        super().__init__(why)
-        self.why = why
-
-
-class ItemTimeout(RunnerLost):
-    """The item used up its time; the runner was killed."""
-
-
-@dataclass(frozen=True)
-class LoadReport:
-    cell_errors: tuple[tuple[int, str], ...]  # (cell number, "ValueError: ...")
-    output: str
-    failure: str | None = None  # the notebook could not be loaded at all
-    stopped: tuple[int, ...] = ()  # cells that ran too long and were left out
-
-
-@dataclass(frozen=True)
-class ItemOutput:
-    text: str
-    dropped_bytes: int
-
-
-class Runner(Protocol):
-    load: LoadReport
-
-    def begin_item(self, item: str) -> None: ...
-
-    def request(self, message: dict[str, Any]) -> Any: ...
-
-    def end_item(self) -> ItemOutput: ...
-
-    def close(self) -> None: ...
-
-
-# Opens a fresh runner for a notebook (again after a crash or a timeout).
-RunnerFactory = Callable[[SourceFile], Runner]
+from .results import CheckResult, ItemResult, NotebookReport, SubmissionResult, zero_item
+from .runner import ItemOutput, Runner, RunnerFactory, RunnerLost
 
 
 def seed_for(seed: int, *names: str) -> list[int]:
@@ -68,14 +27,15 @@ def seed_for(seed: int, *names: str) -> list[int]:
 
 
 def grade_submission(
-    submission: Submission, assignment: Assignment, seed: int, open_runner: RunnerFactory
+    submission: Submission, bundle: Bundle, seed: int, open_runner: RunnerFactory
 ) -> SubmissionResult:
     started = time.perf_counter()
+    assignment = bundle.assignment
     items: list[ItemResult] = []
     notebooks: list[NotebookReport] = []
     for source in submission.files:
         nb_items = assignment.items_of(source.notebook)
-        report, results = _grade_notebook(source, nb_items, seed, open_runner)
+        report, results = _grade_notebook(source, nb_items, bundle.checks, seed, open_runner)
         notebooks.append(report)
         items.extend(results)
     order = [item.name for item in assignment.items]
@@ -91,11 +51,11 @@ def grade_submission(
 
 
 def _grade_notebook(
-    source: SourceFile, items: Sequence[Item], seed: int, open_runner: RunnerFactory
+    source: SourceFile, items: Sequence[Item], checks: Registry, seed: int, open_runner: RunnerFactory
 ) -> tuple[NotebookReport, list[ItemResult]]:
     if source.problem is not None:
         report = NotebookReport(source.notebook, source.path, source.problem, (), "")
-        return report, [_zero(item, source.problem) for item in items]
+        return report, [zero_item(item, source.problem) for item in items]
     first = open_runner(source)
     runner: Runner | None = first
     load = first.load
@@ -107,9 +67,9 @@ def _grade_notebook(
         if runner.load.stopped:  # no copy of the notebook waits for those cells again
             source = replace(source, cells=tuple(c for c in source.cells if c.number not in runner.load.stopped))
         if runner.load.failure is not None:
-            results.append(_zero(item, runner.load.failure))
+            results.append(zero_item(item, runner.load.failure))
             continue
-        result, alive = run_item(item, runner, seed)
+        result, alive = run_item(item, runner, seed, checks)
         results.append(result)
         if not alive:
             runner.close()
@@ -119,7 +79,7 @@ def _grade_notebook(
     return report, results
 
 
-def run_item(item: Item, runner: Runner, seed: int) -> tuple[ItemResult, bool]:
+def run_item(item: Item, runner: Runner, seed: int, registry: Registry) -> tuple[ItemResult, bool]:
     """Run an item's checks; returns the result and whether the runner is still usable."""
     checks: list[CheckResult] = []
     error: str | None = None
@@ -131,7 +91,7 @@ def run_item(item: Item, runner: Runner, seed: int) -> tuple[ItemResult, bool]:
             continue
         trial = Trial(item=item, check=name, seed=seed, rng_seed=seed_for(seed, item.name, name), runner=runner)
         try:
-            CHECKS[item.name][name](trial)
+            registry.get(item.name, name)(trial)
         except CheckFailed as failed:
             checks.append(CheckResult(name, points, 0.0, False, failed.message, failed.margin))
         except RunnerLost as lost:
@@ -146,7 +106,3 @@ def run_item(item: Item, runner: Runner, seed: int) -> tuple[ItemResult, bool]:
                         output.dropped_bytes, error)
     return result, alive
 
-
-def _zero(item: Item, why: str) -> ItemResult:
-    checks = tuple(CheckResult(name, points, 0.0, False, why) for name, points in item.checks)
-    return ItemResult(item.name, item.notebook, item.points, 0.0, checks, "", 0, why)

@@ -71,6 +71,88 @@ class RaisedError:
         return f"{self.type}: {self.message}" if self.message else self.type
 
 
+# ---- requests and replies ------------------------------------------------------------
+# The grader's requests to a loaded notebook and the sandbox's replies, as typed records;
+# ``to_json``/``from_json`` are the only places they meet the JSON of a frame. Values inside
+# (arguments, results, errors) stay in their encoded form until ``decode``.
+
+
+@dataclass(frozen=True)
+class Calls:
+    """Call the student's ``name`` once per (encoded args, encoded kwargs); one reply each."""
+
+    name: str
+    calls: tuple[tuple[Any, Any], ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"op": "calls", "name": self.name, "calls": [[args, kwargs] for args, kwargs in self.calls]}
+
+
+@dataclass(frozen=True)
+class ModuleCall:
+    """Build the student's module ``name(*init)``, copy ``state`` in and call ``method`` (None:
+    only build it); with ``grad_outputs``, backpropagate. Arrays and lists are encoded."""
+
+    name: str
+    init: Any
+    method: str | None
+    state: Any = None
+    args: Any = None
+    kwargs: Any = None
+    grad_inputs: tuple[int, ...] = ()
+    grad_outputs: Any = None
+    fetch: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"op": "module", "name": self.name, "init": self.init, "method": self.method,
+                "state": self.state, "args": self.args, "kwargs": self.kwargs,
+                "grad_inputs": list(self.grad_inputs), "grad_outputs": self.grad_outputs,
+                "fetch": list(self.fetch)}
+
+
+Request = Calls | ModuleCall
+
+
+def request_from_json(data: Any) -> Request:
+    """A request as the sandbox receives it; ``WireError`` if it is not one."""
+    if type(data) is not dict or type(data.get("name")) is not str:
+        raise WireError("a request needs an op and a name")
+    op = data.get("op")
+    if op == "calls" and type(data.get("calls")) is list:
+        return Calls(data["name"], tuple((pair[0], pair[1]) for pair in data["calls"]))
+    if op == "module":
+        return ModuleCall(data["name"], data.get("init"), data.get("method"), data.get("state"),
+                          data.get("args"), data.get("kwargs"), tuple(data.get("grad_inputs") or ()),
+                          data.get("grad_outputs"), tuple(data.get("fetch") or ()))
+    raise WireError(f"unknown op {op!r}")
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The answer to a request: an encoded ``value``, or the encoded ``error`` the request
+    raised as a whole, or the name it asked for is ``missing`` (``kind``: what it is instead)."""
+
+    value: Any = None
+    error: Any = None
+    missing: str | None = None
+    kind: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.missing is not None:
+            return {"missing": self.missing, **({"kind": self.kind} if self.kind else {})}
+        return {"error": self.error} if self.error is not None else {"value": self.value}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Reply:
+        """A reply as the trusted side reads it; ``WireError`` if it is not one."""
+        if type(data) is not dict:
+            raise WireError("a reply must be a mapping")
+        if "missing" in data:
+            kind = data.get("kind")
+            return cls(missing=str(data["missing"])[:200], kind=str(kind)[:200] if kind else None)
+        return cls(value=data.get("value"), error=data.get("error"))
+
+
 # ---- encoding (both sides) -------------------------------------------------------
 
 def _qualname(obj: Any) -> str:

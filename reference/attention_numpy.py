@@ -18,18 +18,6 @@ import math
 
 import numpy as np
 
-__all__ = [
-    "softmax",
-    "causal_mask",
-    "padding_mask",
-    "scaled_dot_product_attention",
-    "bahdanau_attention",
-    "split_heads",
-    "combine_heads",
-    "positional_encoding",
-    "relative_shift_matrix",
-]
-
 
 def _softmax_last_axis(scores):
     """Stable softmax over the last axis (private: the attention functions use it, not

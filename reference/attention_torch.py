@@ -17,8 +17,6 @@ import math
 import torch
 from torch import nn
 
-__all__ = ["BahdanauAttention", "MultiHeadAttention", "PositionalEncoding"]
-
 
 class BahdanauAttention(nn.Module):
     """Additive (Bahdanau) attention of one query per batch element over its keys.

@@ -71,9 +71,10 @@ def roundtrip(course: Path) -> list[str]:
     import nbformat
     from nbgrader.api import Gradebook
 
-    from grader.config import DEFAULT_ASSIGNMENT, load_assignment
+    from grader.bundle import load_bundle
+    from grader.config import DEFAULT_ASSIGNMENT
 
-    points = {f"test_{item.name}": item.points for item in load_assignment(DEFAULT_ASSIGNMENT).items}
+    points = {f"test_{item.name}": item.points for item in load_bundle(DEFAULT_ASSIGNMENT).assignment.items}
     problems = []
     for name in NOTEBOOKS:  # the hidden tests are back in what nbgrader ran
         ran = nbformat.read(course / "autograded" / "reference" / ASSIGNMENT / name, as_version=4)

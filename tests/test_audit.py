@@ -25,13 +25,25 @@ from grader.audit import (
     print_report,
     run_audit,
 )
-from grader.catalogue import load_catalogue, reference_source
-from grader.checks import known_checks
-from grader.config import DEFAULT_ASSIGNMENT, load_assignment
+from grader.bundle import load_bundle
+from grader.catalogue import load_catalogue
+from grader.config import DEFAULT_ASSIGNMENT
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = ("attention_numpy", "attention_torch")
+BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+NOTEBOOKS = BUNDLE.assignment.notebooks
 SEED = 5
+reference_source = BUNDLE.reference_source
+
+
+def copy_of_the_yaml(tmp_path: Path, raw: dict[str, Any] | None = None) -> Path:
+    """The attention YAML (or ``raw``) in ``tmp_path``, with the real checks and reference and
+    ``tmp_path / "catalogue"`` as its catalogue."""
+    raw = raw or yaml.safe_load(DEFAULT_ASSIGNMENT.read_text(encoding="utf-8"))
+    raw["bundle"] = {**raw["bundle"], "checks": str(BUNDLE.root / "checks"), "reference": str(BUNDLE.reference_dir)}
+    path = tmp_path / "assignment.yaml"
+    path.write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")
+    return path
 
 
 # ---- the real CLI, once ----------------------------------------------------------------
@@ -52,8 +64,7 @@ def test_audit_cli_passes(audit_run: subprocess.CompletedProcess[str]) -> None:
 
 
 def test_audit_table_has_every_case(audit_run: subprocess.CompletedProcess[str]) -> None:
-    assignment = load_assignment(DEFAULT_ASSIGNMENT, known_checks())
-    entries = load_catalogue(assignment)
+    entries = load_catalogue(BUNDLE)
     mutants = [e for e in entries if e.kind == "mutant"]
     lines = audit_run.stdout.splitlines()
 
@@ -71,7 +82,7 @@ def test_audit_table_has_every_case(audit_run: subprocess.CompletedProcess[str])
         assert cells[3] == ("caught" if entry.kind == "mutant" else "ok")
         if entry.kind == "mutant":  # the checks that caught it are named, and are checks of its item
             caught_by = " ".join(cells[4:]).split("[")[0].replace(",", " ").split()
-            assert caught_by and set(caught_by) <= dict(known_checks())[entry.item], cells
+            assert caught_by and set(caught_by) <= BUNDLE.checks.known()[entry.item], cells
     score = re.search(r"^mutation score: (\d+)/(\d+) catalogue mutants caught", audit_run.stdout, re.MULTILINE)
     assert score is not None, audit_run.stdout
     assert int(score.group(1)) == int(score.group(2)) == len(mutants)
@@ -80,7 +91,7 @@ def test_audit_table_has_every_case(audit_run: subprocess.CompletedProcess[str])
 
 
 def test_audit_reports_each_mutants_margin(audit_run: subprocess.CompletedProcess[str]) -> None:
-    mutants = {e.name for e in load_catalogue(load_assignment(DEFAULT_ASSIGNMENT, known_checks()), ("mutant",))}
+    mutants = {e.name for e in load_catalogue(BUNDLE, ("mutant",))}
     lines = audit_run.stdout.splitlines()
     start = lines.index("margins (worst error / tolerance of the check that caught each mutant; narrowest first):")
     end = next(k for k in range(start, len(lines)) if lines[k].startswith("narrowest margin: x"))
@@ -124,13 +135,9 @@ def _changed_nodes(a: ast.AST, b: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
     return [(x, y) for x, y in zip(walk_a, walk_b, strict=True) if type(x) is not type(y) or plain(x) != plain(y)]
 
 
-def test_there_are_mutants_of_every_public_name(mutants: dict[str, list[AutoMutant]]) -> None:
-    import reference.attention_numpy as ref_np
-
-    numpy_items = {m.item for m in mutants["attention_numpy"]}
-    assert numpy_items == set(ref_np.__all__)
-    assert {m.item for m in mutants["attention_torch"]} == {"BahdanauAttention", "MultiHeadAttention",
-                                                            "PositionalEncoding"}
+def test_there_are_mutants_of_every_graded_item(mutants: dict[str, list[AutoMutant]]) -> None:
+    for nb in NOTEBOOKS:
+        assert {m.item for m in mutants[nb]} == {i.name for i in BUNDLE.assignment.items_of(nb)}
     for nb, found in mutants.items():
         assert len({m.source for m in found}) == len(found), f"{nb}: duplicate mutants"
 
@@ -263,14 +270,14 @@ def _caught_by_in_process(assignment, entry, seed: int) -> list[str]:  # type: i
 
     source = reference_source(entry.notebook) + "\n\n" + entry.code
     runner = InProcessRunner.from_source(SourceFile(entry.notebook, f"{entry.notebook}.py", (Cell(1, source),)))
-    result, _ = run_item(assignment.item(entry.item), runner, seed)
+    result, _ = run_item(assignment.item(entry.item), runner, seed, BUNDLE.checks)
     return [c.name for c in result.checks if not c.passed]
 
 
 def test_a_weakened_check_set_fails_naming_the_mutant(tmp_path: Path) -> None:
     pytest.importorskip("torch", reason="the reference's torch items need torch to get full marks")
-    assignment = load_assignment(DEFAULT_ASSIGNMENT, known_checks())
-    mutants = [e for e in load_catalogue(assignment, ("mutant",)) if e.notebook == "attention_numpy"]
+    assignment = BUNDLE.assignment
+    mutants = [e for e in load_catalogue(BUNDLE, ("mutant",)) if e.notebook == "attention_numpy"]
     mutants.sort(key=lambda e: (e.item != "softmax", e.name))  # softmax first, as an example
     for entry in mutants:
         caught_by = _caught_by_in_process(assignment, entry, SEED)
@@ -283,10 +290,8 @@ def test_a_weakened_check_set_fails_naming_the_mutant(tmp_path: Path) -> None:
     for check in caught_by:
         del raw["items"][entry.item]["checks"][check]
     (tmp_path / "catalogue" / "mutants").mkdir(parents=True)
-    shutil.copy(DEFAULT_ASSIGNMENT.parent / "catalogue" / "mutants" / f"{entry.name}.py",
-                tmp_path / "catalogue" / "mutants")
-    weakened = tmp_path / "assignment.yaml"
-    weakened.write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")
+    shutil.copy(BUNDLE.catalogue_dir / "mutants" / f"{entry.name}.py", tmp_path / "catalogue" / "mutants")
+    weakened = copy_of_the_yaml(tmp_path, raw)
 
     out = io.StringIO()
     code = run_audit(weakened, seed=SEED, stubs=False, file=out)
@@ -304,17 +309,17 @@ def test_auto_mutants_and_unreleasable_stubs_in_one_small_run(tmp_path: Path) ->
     pytest.importorskip("torch", reason="the reference's torch items need torch to get full marks")
     from grader.audit import audit
 
-    shutil.copy(DEFAULT_ASSIGNMENT, tmp_path / "assignment.yaml")
-    report = audit(tmp_path / "assignment.yaml", seed=SEED, auto=True, max_auto=4, source_dir=tmp_path)
-    generated = sum(len(auto_mutants(reference_source(nb), nb)) for nb in NOTEBOOKS)
+    report = audit(copy_of_the_yaml(tmp_path), seed=SEED, auto=True, max_auto=4, source_dir=tmp_path)
+    generated = sum(len(auto_mutants(reference_source(nb), nb, [i.name for i in BUNDLE.assignment.items_of(nb)]))
+                    for nb in NOTEBOOKS)
     assert report.auto_generated == generated and len(report.auto) == 4
     assert [c.kind for c in report.cases] == ["reference", "stubs"]
     assert report.cases[0].verdict == "ok"
     assert report.misses == (report.cases[1],) and "could not release the stubs" in report.cases[1].detail
     for result in report.auto:  # a killed mutant names the checks, on items of its own notebook
         assert result.killed == bool(result.checks)
-        assert all(check.split(".")[0] in {i.name for i in load_assignment(DEFAULT_ASSIGNMENT).items
-                                           if i.notebook == result.mutant.notebook} for check in result.checks)
+        assert all(check.split(".")[0] in {i.name for i in BUNDLE.assignment.items_of(result.mutant.notebook)}
+                   for check in result.checks)
     out = io.StringIO()
     print_report(report, out)
     text = out.getvalue()
@@ -327,16 +332,16 @@ def test_a_mutant_that_passes_a_check_its_header_names_is_a_miss(tmp_path: Path)
     """`# loses:` is checked: a mutant caught by other checks, but not by one it names, is a MISS;
     a mutant that is caught gets its margin."""
     pytest.importorskip("torch", reason="the reference's torch items need torch to get full marks")
-    shutil.copy(DEFAULT_ASSIGNMENT, tmp_path / "assignment.yaml")
+    path = copy_of_the_yaml(tmp_path)
     mutants = tmp_path / "catalogue" / "mutants"
     mutants.mkdir(parents=True)
-    source = DEFAULT_ASSIGNMENT.parent / "catalogue" / "mutants"
+    source = BUNDLE.catalogue_dir / "mutants"
     blocked = (source / "sdpa_tf_tutorial_blocked_mask.py").read_text(encoding="utf-8")
     blocked = blocked.replace("# loses: ", "# loses: output_and_weight_shapes, ")
     (mutants / "blocked.py").write_text(blocked, encoding="utf-8")
     shutil.copy(source / "sdpa_no_scale.py", mutants)
     out = io.StringIO()
-    code = run_audit(tmp_path / "assignment.yaml", seed=SEED, stubs=False, file=out)
+    code = run_audit(path, seed=SEED, stubs=False, file=out)
     text = out.getvalue()
     assert code == 1, text
     assert re.search(r"^mutant +blocked +scaled_dot_product_attention +MISS .*"

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
+from grader.bundle import Bundle, load_bundle
 from grader.catalogue import CatalogueError, load_catalogue
-from grader.checks import known_checks
-from grader.config import DEFAULT_ASSIGNMENT, load_assignment
+from grader.config import DEFAULT_ASSIGNMENT
+
+BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 
 ENTRY = '''"""softmax without the max shift."""
 # item: softmax
@@ -23,7 +25,11 @@ def softmax(x, axis=-1):
 
 
 def _catalogue(tmp_path: Path, kind: str, loses: str) -> Path:
-    shutil.copy(DEFAULT_ASSIGNMENT, tmp_path / "assignment.yaml")
+    """One entry in ``tmp_path / "catalogue"``, the catalogue of a copy of the attention YAML
+    (with the real checks and reference)."""
+    raw = yaml.safe_load(DEFAULT_ASSIGNMENT.read_text(encoding="utf-8"))
+    raw["bundle"] = {**raw["bundle"], "checks": str(BUNDLE.root / "checks"), "reference": str(BUNDLE.reference_dir)}
+    (tmp_path / "assignment.yaml").write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")
     folder = tmp_path / "catalogue" / f"{kind}s"
     folder.mkdir(parents=True)
     path = folder / "entry.py"
@@ -31,15 +37,19 @@ def _catalogue(tmp_path: Path, kind: str, loses: str) -> Path:
     return path
 
 
+def _bundle(tmp_path: Path) -> Bundle:
+    return load_bundle(tmp_path / "assignment.yaml")
+
+
 def test_loses_names_the_checks_a_mutant_must_fail(tmp_path: Path) -> None:
     _catalogue(tmp_path, "mutant", "# loses: stable_for_large_inputs, rows_sum_to_one")
-    (entry,) = load_catalogue(load_assignment(tmp_path / "assignment.yaml", known_checks()))
+    (entry,) = load_catalogue(_bundle(tmp_path))
     assert entry.loses == ("stable_for_large_inputs", "rows_sum_to_one")
 
 
 def test_without_loses_a_mutant_must_only_lose_points(tmp_path: Path) -> None:
     _catalogue(tmp_path, "mutant", "")
-    (entry,) = load_catalogue(load_assignment(tmp_path / "assignment.yaml", known_checks()))
+    (entry,) = load_catalogue(_bundle(tmp_path))
     assert entry.loses == ()
 
 
@@ -50,13 +60,13 @@ def test_without_loses_a_mutant_must_only_lose_points(tmp_path: Path) -> None:
 def test_a_bad_loses_line_is_an_error_naming_the_file(tmp_path: Path, kind: str, loses: str, why: str) -> None:
     path = _catalogue(tmp_path, kind, loses)
     with pytest.raises(CatalogueError) as info:
-        load_catalogue(load_assignment(tmp_path / "assignment.yaml", known_checks()))
+        load_catalogue(_bundle(tmp_path))
     assert str(info.value).startswith(f"{path}: {why}")
 
 
 def test_every_port_names_its_source() -> None:
     """A catalogue entry that ports public code says where from (project and file or section)."""
-    entries = load_catalogue(load_assignment(DEFAULT_ASSIGNMENT, known_checks()))
+    entries = load_catalogue(BUNDLE)
     ports = [e for e in entries if "# Source:" in e.code]
     assert len(ports) >= 30
     for entry in ports:

@@ -11,14 +11,26 @@ from pathlib import Path
 import pytest
 import yaml
 
+from grader.bundle import load_bundle
 from grader.config import DEFAULT_ASSIGNMENT
 
 pytest.importorskip("torch")
 
-SAMPLE = DEFAULT_ASSIGNMENT.parent / "sample_class"
-NUMPY_ITEMS = ["softmax", "causal_mask", "padding_mask", "scaled_dot_product_attention", "bahdanau_attention",
-               "split_heads", "combine_heads", "positional_encoding", "relative_shift_matrix"]
-TORCH_ITEMS = ["BahdanauAttention", "MultiHeadAttention", "PositionalEncoding"]
+BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+SAMPLE = BUNDLE.root / "sample_class"
+NUMPY_ITEMS = [item.name for item in BUNDLE.assignment.items_of("attention_numpy")]
+TORCH_ITEMS = [item.name for item in BUNDLE.assignment.items_of("attention_torch")]
+
+
+def short_limit_copy(tmp: Path) -> Path:
+    """The same bundle with a short time limit, so the hanging student costs little."""
+    config = yaml.safe_load(DEFAULT_ASSIGNMENT.read_text())
+    config["limits"]["item_seconds"] = 4
+    config["bundle"] = {**config["bundle"], "checks": str(BUNDLE.root / "checks"),
+                        "reference": str(BUNDLE.reference_dir), "catalogue": str(BUNDLE.catalogue_dir)}
+    assignment = tmp / "assignment.yaml"
+    assignment.write_text(yaml.safe_dump(config))
+    return assignment
 
 
 def grade(args: list[str]) -> subprocess.CompletedProcess[str]:
@@ -29,11 +41,7 @@ def grade(args: list[str]) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
     tmp = tmp_path_factory.mktemp("cli")
-    # The same assignment with a short time limit, so the hanging student costs little.
-    config = yaml.safe_load(DEFAULT_ASSIGNMENT.read_text())
-    config["limits"]["item_seconds"] = 4
-    assignment = tmp / "assignment.yaml"
-    assignment.write_text(yaml.safe_dump(config))
+    assignment = short_limit_copy(tmp)
     out = tmp / "out"
     proc = grade([str(SAMPLE), "--out", str(out), "--seed", "11", "--jobs", "2", "--assignment", str(assignment)])
     return out, proc
@@ -102,10 +110,7 @@ def test_feedback_names_the_broken_property_without_reference_values(run):
 def test_the_same_seed_reproduces_the_grades(run, tmp_path: Path):
     out, _ = run
     again = tmp_path / "again"
-    config = yaml.safe_load(DEFAULT_ASSIGNMENT.read_text())
-    config["limits"]["item_seconds"] = 4
-    assignment = tmp_path / "assignment.yaml"
-    assignment.write_text(yaml.safe_dump(config))
+    assignment = short_limit_copy(tmp_path)
     proc = grade([str(SAMPLE), "--out", str(again), "--seed", "11", "--jobs", "1", "--assignment", str(assignment)])
     assert proc.returncode == 0, proc.stderr
     assert (again / "grades.csv").read_bytes() == (out / "grades.csv").read_bytes()

@@ -3,8 +3,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.checks import known_checks
+from grader.bundle import load_bundle
 from grader.config import DEFAULT_ASSIGNMENT, ConfigError, load_assignment, parse_assignment
+
+KNOWN = load_bundle(DEFAULT_ASSIGNMENT).checks.known()
 
 
 def raw() -> dict:
@@ -12,7 +14,7 @@ def raw() -> dict:
 
 
 def test_bundled_assignment_is_valid_and_matches_the_contract():
-    a = load_assignment(DEFAULT_ASSIGNMENT, known_checks())
+    a = load_assignment(DEFAULT_ASSIGNMENT, KNOWN)
     assert [i.name for i in a.items] == [
         "softmax", "causal_mask", "padding_mask", "scaled_dot_product_attention", "bahdanau_attention",
         "split_heads", "combine_heads", "positional_encoding", "relative_shift_matrix",
@@ -24,9 +26,9 @@ def test_bundled_assignment_is_valid_and_matches_the_contract():
 
 
 def test_every_check_in_the_grader_is_graded():
-    a = load_assignment(DEFAULT_ASSIGNMENT, known_checks())
+    a = load_assignment(DEFAULT_ASSIGNMENT, KNOWN)
     graded = {i.name: {n for n, _ in i.checks} for i in a.items}
-    assert graded == known_checks()
+    assert graded == KNOWN
 
 
 @pytest.mark.parametrize(
@@ -54,7 +56,7 @@ def test_errors_name_the_file_and_the_key(edit, key, tmp_path: Path):
     path = tmp_path / "assignment.yaml"
     path.write_text(yaml.safe_dump(data))
     with pytest.raises(ConfigError) as info:
-        load_assignment(path, known_checks())
+        load_assignment(path, KNOWN)
     assert str(info.value).startswith(f"{path}: {key}:")
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grader.margin import Margin, mutant_margin, print_margins
+from grader.audit.margin import Margin, mutant_margin, print_margins
 from grader.results import CheckResult, ItemResult
 
 

@@ -22,10 +22,13 @@ pytest.importorskip("nbgrader")
 
 from nbclient import NotebookClient  # noqa: E402
 
-from grader.release import NOTEBOOKS, release_assignment  # noqa: E402
+from grader.bundle import load_bundle  # noqa: E402
+from grader.release import release_assignment  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE_DIR = ROOT / "assignments" / "attention"
+BUNDLE = load_bundle(SOURCE_DIR)
+NOTEBOOKS = BUNDLE.release
 CELL_TIMEOUT = 120
 
 
@@ -82,7 +85,7 @@ def executed_sources(tmp_path_factory) -> dict[str, nbformat.NotebookNode]:
 @pytest.fixture(scope="module")
 def executed_releases(tmp_path_factory) -> dict[str, nbformat.NotebookNode]:
     out = tmp_path_factory.mktemp("release")
-    paths = release_assignment(SOURCE_DIR, out)
+    paths = release_assignment(BUNDLE, out)
     return {path.name: execute(path, out, agg=True) for path in paths}
 
 

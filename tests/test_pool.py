@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from grader import pool
+from grader.bundle import load_bundle
 from grader.catalogue import load_catalogue, write_submission
-from grader.checks import known_checks
-from grader.config import DEFAULT_ASSIGNMENT, load_assignment
+from grader.config import DEFAULT_ASSIGNMENT
 from grader.grade import grade_class
 
 SAMPLE_CLASS = DEFAULT_ASSIGNMENT.parent / "sample_class"
@@ -105,11 +105,11 @@ def small_class(tmp_path_factory) -> Path:
     if SAMPLE_CLASS.is_dir() and any(p.is_dir() for p in SAMPLE_CLASS.iterdir()):
         return SAMPLE_CLASS
     root = tmp_path_factory.mktemp("class")
-    assignment = load_assignment(DEFAULT_ASSIGNMENT, known_checks())
-    mutants = load_catalogue(assignment, ("mutant",))
-    write_submission(root / "reference", assignment)
+    bundle = load_bundle(DEFAULT_ASSIGNMENT)
+    mutants = load_catalogue(bundle, ("mutant",))
+    write_submission(root / "reference", bundle)
     for entry in (mutants[0], mutants[-1]):
-        write_submission(root / entry.name, assignment, entry)
+        write_submission(root / entry.name, bundle, entry)
     broken = root / "broken"
     broken.mkdir()
     (broken / "attention_numpy.ipynb").write_text("{not json", encoding="utf-8")

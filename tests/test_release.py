@@ -17,10 +17,13 @@ import yaml
 
 pytest.importorskip("nbgrader")
 
-from grader.release import NOTEBOOKS, release_assignment  # noqa: E402
+from grader.bundle import load_bundle  # noqa: E402
+from grader.release import release_assignment  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE_DIR = ROOT / "assignments" / "attention"
+BUNDLE = load_bundle(SOURCE_DIR)
+NOTEBOOKS = BUNDLE.release
 
 
 def region_lines(source: str, begin: str, end: str) -> list[str]:
@@ -60,7 +63,7 @@ def load(path: Path):
 @pytest.fixture(scope="module")
 def released(tmp_path_factory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("release")
-    paths = release_assignment(SOURCE_DIR, out)
+    paths = release_assignment(BUNDLE, out)
     return {p.name: p for p in paths}
 
 
@@ -88,7 +91,7 @@ def test_release_writes_both_notebooks(released):
 
 def test_release_rejects_a_directory_without_the_notebooks(tmp_path):
     with pytest.raises(ValueError, match=str(tmp_path / "empty")):
-        release_assignment(tmp_path / "empty", tmp_path / "out")
+        release_assignment(BUNDLE, tmp_path / "out", tmp_path / "empty")
 
 
 def test_every_graded_item_has_a_solution_and_a_test_cell_with_its_points(sources):

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from grader.checks import known_checks
-from grader.config import DEFAULT_ASSIGNMENT, load_assignment
+from grader import wire
+from grader.bundle import load_bundle
+from grader.config import DEFAULT_ASSIGNMENT
 from grader.inprocess import InProcessRunner
 from grader.load import Cell, SourceFile, Submission
-from grader.run import ItemOutput, ItemTimeout, LoadReport, RunnerLost, grade_submission, seed_for
+from grader.run import grade_submission, seed_for
+from grader.runner import ItemOutput, ItemTimeout, LoadReport, RunnerLost
 
-A = load_assignment(DEFAULT_ASSIGNMENT, known_checks())
-REFERENCE = (DEFAULT_ASSIGNMENT.parents[2] / "reference" / "attention_numpy.py").read_text()
+BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+A = BUNDLE.assignment
+REFERENCE = BUNDLE.reference_source("attention_numpy")
 
 
 class Flaky:
@@ -29,8 +32,8 @@ class Flaky:
     def begin_item(self, item: str) -> None:
         self.item = item
 
-    def request(self, message: dict[str, Any]) -> Any:
-        if message.get("name") == self.poison:
+    def request(self, message: wire.Request) -> Any:
+        if message.name == self.poison:
             raise self.kind("it was killed" if self.kind is RunnerLost else "the time limit of 10 s ran out")
         return self.inner.request(message)
 
@@ -53,7 +56,7 @@ def test_seeds_differ_by_check_and_run():
 
 
 def test_reference_gets_every_numpy_point_and_a_missing_notebook_none():
-    result = grade_submission(submission(REFERENCE), A, 3, InProcessRunner.from_source)
+    result = grade_submission(submission(REFERENCE), BUNDLE, 3, InProcessRunner.from_source)
     by_item = {i.name: i for i in result.items}
     assert all(by_item[i.name].earned == i.points for i in A.items_of("attention_numpy"))
     assert all(by_item[i.name].earned == 0 for i in A.items_of("attention_torch"))
@@ -64,7 +67,7 @@ def test_reference_gets_every_numpy_point_and_a_missing_notebook_none():
 def test_a_crash_costs_its_item_and_a_fresh_runner_grades_the_rest():
     for kind, word in ((RunnerLost, "killed"), (ItemTimeout, "time limit")):
         Flaky.opened = 0
-        result = grade_submission(submission(REFERENCE), A, 3, lambda s, k=kind: Flaky(s, "causal_mask", k))
+        result = grade_submission(submission(REFERENCE), BUNDLE, 3, lambda s, k=kind: Flaky(s, "causal_mask", k))
         causal = result.item("causal_mask")
         assert causal.earned == 0 and word in causal.checks[0].message
         assert all(c.message.startswith("not run:") for c in causal.checks[1:])
@@ -77,7 +80,7 @@ def test_partial_credit_and_cell_errors_are_reported():
     source = REFERENCE + "\n\ndef softmax(x, axis=-1):\n    return x\n\nraise RuntimeError('oops')\n"
     runner = InProcessRunner.from_source(SourceFile("attention_numpy", "a.py", (Cell(4, source),)))
     assert runner.load.cell_errors[0][0] == 4 and "RuntimeError: oops" in runner.load.cell_errors[0][1]
-    result = grade_submission(submission(source), A, 3, InProcessRunner.from_source)
+    result = grade_submission(submission(source), BUNDLE, 3, InProcessRunner.from_source)
     softmax = result.item("softmax")
     assert 0 < softmax.earned < softmax.points
     assert result.notebooks[0].cell_errors and result.notebooks[1].failure
@@ -89,7 +92,7 @@ def test_a_notebook_that_cannot_load_zeroes_its_items_only():
             super().__init__(source, "", RunnerLost)
             self.load = LoadReport((), "", "running the notebook's cells took longer than 60 s (stopped in cell 2)")
 
-    result = grade_submission(submission(REFERENCE), A, 3, Broken)
+    result = grade_submission(submission(REFERENCE), BUNDLE, 3, Broken)
     assert result.score == 0
     assert result.item("softmax").checks[0].message.startswith("running the notebook's cells took longer")
 
@@ -106,7 +109,7 @@ def test_a_cell_stopped_while_loading_is_left_out_of_every_later_copy():
 
     cells = (Cell(1, REFERENCE), Cell(2, "while True: pass"), Cell(3, "x = 1"))
     files = (SourceFile("attention_numpy", "a.ipynb", cells),)
-    result = grade_submission(Submission("s", DEFAULT_ASSIGNMENT.parent, files), A, 3, StopsCellTwo)
+    result = grade_submission(Submission("s", DEFAULT_ASSIGNMENT.parent, files), BUNDLE, 3, StopsCellTwo)
     assert sources == [(1, 2, 3), (1, 3)]  # the copy after causal_mask's crash never ran cell 2
     assert result.item("padding_mask").earned == A.item("padding_mask").points
     assert result.notebooks[0].cell_errors == ((2, "stopped: ..."),)

@@ -88,3 +88,19 @@ def test_frames_over_the_limit_are_refused():
         wire.unpack_header((wire.MAX_FRAME + 1).to_bytes(4, "big"))
     with pytest.raises(WireError):
         wire.parse(b"\xff\xfe")
+
+
+def test_requests_and_replies_are_typed_records_with_json_only_on_the_wire():
+    calls = wire.Calls("softmax", ((wire.encode([np.ones(3)]), wire.encode({"axis": 0})),))
+    module = wire.ModuleCall("M", wire.encode([4, 2]), "forward", args=wire.encode([]), grad_inputs=(0, 1),
+                             fetch=("pe",))
+    for request in (calls, module, wire.ModuleCall("M", wire.encode([3]), None)):
+        assert wire.request_from_json(wire.parse(wire.pack(request.to_json())[wire.HEADER_SIZE:])) == request
+    for reply in (wire.Reply(value=[1, 2]), wire.Reply(error=wire.encode_error(ValueError("no"))),
+                  wire.Reply(missing="f"), wire.Reply(missing="f", kind="int")):
+        assert wire.Reply.from_json(wire.parse(wire.pack(reply.to_json())[wire.HEADER_SIZE:])) == reply
+    for bad in ([], {"op": "calls"}, {"op": "exec", "name": "f"}):
+        with pytest.raises(wire.WireError):
+            wire.request_from_json(bad)
+    with pytest.raises(wire.WireError):
+        wire.Reply.from_json(["value"])

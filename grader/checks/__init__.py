@@ -1,5 +1,11 @@
-"""The hidden checks, registered by item and name; ``assignment.yaml`` says which run and
-for how many points."""
+"""The check library that every assignment bundle's checks are written with.
+
+A bundle's checks package (``checks:`` in its YAML) holds a ``REGISTRY``: a ``Registry``
+that its modules fill with ``@REGISTRY.check(item, name)``. The YAML says which checks run
+and for how many points; the engine looks each one up in the bundle's own registry, so two
+bundles never share a check. ``base`` holds what a check sees (``Trial``) and the comparisons;
+``expect`` the failure explanations that several checks share.
+"""
 
 from __future__ import annotations
 
@@ -10,24 +16,28 @@ if TYPE_CHECKING:
     from .base import Trial
 
 Check = Callable[["Trial"], None]
-CHECKS: dict[str, dict[str, Check]] = {}
 
 
-def check(item: str, name: str) -> Callable[[Check], Check]:
-    """Register ``fn`` as check ``name`` of ``item``."""
+class Registry:
+    """The checks of one bundle, by item and name."""
 
-    def register(fn: Check) -> Check:
-        if name in CHECKS.setdefault(item, {}):
-            raise ValueError(f"check {item}.{name} is registered twice")
-        CHECKS[item][name] = fn
-        return fn
+    def __init__(self) -> None:
+        self._checks: dict[str, dict[str, Check]] = {}
 
-    return register
+    def check(self, item: str, name: str) -> Callable[[Check], Check]:
+        """Register the decorated function as check ``name`` of ``item``."""
 
+        def register(fn: Check) -> Check:
+            if name in self._checks.setdefault(item, {}):
+                raise ValueError(f"check {item}.{name} is registered twice")
+            self._checks[item][name] = fn
+            return fn
 
-def known_checks() -> dict[str, set[str]]:
-    return {item: set(checks) for item, checks in CHECKS.items()}
+        return register
 
+    def get(self, item: str, name: str) -> Check:
+        return self._checks[item][name]
 
-# Registration happens on import; these modules hold the checks themselves.
-from . import numpy_items, torch_items  # noqa: E402,F401
+    def known(self) -> dict[str, set[str]]:
+        """Each item's check names (what the YAML may name)."""
+        return {item: set(checks) for item, checks in self._checks.items()}

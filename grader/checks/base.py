@@ -20,7 +20,7 @@ from ..config import Item, Tolerance
 from ..wire import ForeignArray, Opaque, RaisedError
 
 if TYPE_CHECKING:
-    from ..run import Runner
+    from ..runner import Runner
 
 
 class CheckFailed(Exception):
@@ -108,8 +108,7 @@ class Trial:
         return [reply if isinstance(reply, RaisedError) else None for reply in replies]
 
     def _call_each(self, calls: Sequence[Args], name: str) -> list[Any]:
-        message = {"op": "calls", "name": name,
-                   "calls": [[wire.encode(list(c.args)), wire.encode(c.kwargs)] for c in calls]}
+        message = wire.Calls(name, tuple((wire.encode(list(c.args)), wire.encode(c.kwargs)) for c in calls))
         replies = self._request(message, name)
         if not isinstance(replies, list) or len(replies) != len(calls):
             raise CheckFailed("the sandbox sent a malformed reply")
@@ -122,13 +121,11 @@ class Trial:
         """Build the student's module ``name(*init)``, copy ``state`` in, call ``method``,
         and (with ``grad_outputs``) backpropagate ``sum(out_i * grad_outputs[i])``."""
         name = name or self.item.name
-        message = {
-            "op": "module", "name": name, "init": wire.encode(list(init)),
-            "state": wire.encode(state or {}), "method": method,
-            "args": wire.encode(list(args)), "kwargs": wire.encode(kwargs or {}),
-            "grad_inputs": list(grad_inputs), "fetch": list(fetch),
-            "grad_outputs": None if grad_outputs is None else wire.encode(list(grad_outputs)),
-        }
+        message = wire.ModuleCall(
+            name, wire.encode(list(init)), method, state=wire.encode(state or {}), args=wire.encode(list(args)),
+            kwargs=wire.encode(kwargs or {}), grad_inputs=tuple(grad_inputs), fetch=tuple(fetch),
+            grad_outputs=None if grad_outputs is None else wire.encode(list(grad_outputs)),
+        )
         reply = self._request(message, name)
         where = f"{name}({_signature(init, {})})" + (f".{method}(...)" if method else "")
         if isinstance(reply, RaisedError):
@@ -153,23 +150,24 @@ class Trial:
     def module_raises(self, *init: Any, name: str | None = None) -> RaisedError | None:
         """The exception building ``name(*init)`` raised, or None if it built."""
         name = name or self.item.name
-        reply = self._request({"op": "module", "name": name, "init": wire.encode(list(init)), "method": None}, name)
+        reply = self._request(wire.ModuleCall(name, wire.encode(list(init)), None), name)
         return reply if isinstance(reply, RaisedError) else None
 
-    def _request(self, message: dict[str, Any], name: str) -> Any:
-        reply = self.runner.request(message)
-        if not isinstance(reply, dict):
-            raise CheckFailed("the sandbox sent a malformed reply")
-        if "missing" in reply:
-            kind = reply.get("kind")
+    def _request(self, message: wire.Request, name: str) -> Any:
+        try:
+            reply = wire.Reply.from_json(self.runner.request(message))
+        except wire.WireError:
+            raise CheckFailed("the sandbox sent a malformed reply") from None
+        if reply.missing is not None:
+            kind = reply.kind
             raise CheckFailed(f"{name} is not defined in your {self.item.notebook} notebook"
                               + (f" (it is a {kind}, not a function or class)" if kind else ""))
         try:
-            if "error" in reply:
-                error = wire.decode(reply["error"])
+            if reply.error is not None:
+                error = wire.decode(reply.error)
                 if isinstance(error, RaisedError):
                     return error
-            return wire.decode(reply.get("value"))
+            return wire.decode(reply.value)
         except (wire.WireError, ValueError, TypeError) as exc:
             raise CheckFailed(f"{name} returned data the grader cannot read: {exc}") from exc
 

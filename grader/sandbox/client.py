@@ -22,7 +22,7 @@ from typing import Any, NoReturn
 from .. import wire
 from ..config import Limits
 from ..load import SourceFile
-from ..run import ItemOutput, ItemTimeout, LoadReport, RunnerLost
+from ..runner import ItemOutput, ItemTimeout, LoadReport, RunnerLost
 from .policy import MODE_VARIABLE, Isolation, alone_in_namespace, hidden_paths, needed_paths
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -38,9 +38,10 @@ _ZYGOTE_ENVIRONMENT = {"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "
 
 
 class Zygote:
-    """A warm process that forks sandboxes; one per worker, one sandbox at a time."""
+    """A warm process that forks sandboxes; one per worker, one sandbox at a time.
+    ``warm``: the modules it imports first (the bundle's list), which every sandbox then has."""
 
-    def __init__(self) -> None:
+    def __init__(self, warm: tuple[str, ...] = ()) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # Only what the interpreter needs: a sandbox can read its zygote's environment
         # (/proc/self/environ), so the worker's own (tokens, paths) must not go there.
@@ -51,7 +52,7 @@ class Zygote:
         # cwd: ``-m`` puts the working folder first on the path, and the grader may be run
         # from anywhere (a class folder, another checkout): the zygote must import this grader.
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "grader.sandbox.zygote", str(theirs.fileno())],
+            [sys.executable, "-m", "grader.sandbox.zygote", str(theirs.fileno()), *warm],
             stdin=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), env=env, cwd=PROJECT_ROOT,
         )
         theirs.close()
@@ -142,7 +143,7 @@ class SandboxRunner:
     # Reads of the output pipe per drain, so a flood cannot keep the runner from its deadline.
     DRAIN_READS = 64
 
-    def __init__(self, zygote: Zygote, source: SourceFile, limits: Limits, hide: list[Path]):
+    def __init__(self, zygote: Zygote, source: SourceFile, limits: Limits, hide: list[Path], items: int = 1):
         self.zygote = zygote
         self.source = source
         self.limits = limits
@@ -152,12 +153,12 @@ class SandboxRunner:
         self.deadline = 0.0
         self.budget = limits.item_seconds
         self.lost: str | None = None
-        n_items = 16
         self.config = {
             "memory": limits.memory_mb * 1024 * 1024,
             "processes": limits.processes,
             "file_size": limits.file_size_mb * 1024 * 1024,
-            "cpu_seconds": int(limits.load_seconds + n_items * limits.item_seconds) + 5,
+            # A copy of the notebook runs at most its ``items`` items (a crash starts a fresh one).
+            "cpu_seconds": int(limits.load_seconds + items * limits.item_seconds) + 5,
             "hide": [str(p) for p in hide],
             "keep": [str(p) for p in needed_paths()],
         }
@@ -226,7 +227,7 @@ class SandboxRunner:
         self._take_output()
         self.budget = self.limits.item_seconds
 
-    def request(self, message: dict[str, Any]) -> Any:
+    def request(self, message: wire.Request) -> Any:
         if not self.alive:
             raise RunnerLost(self.lost or "the sandbox is closed")
         # The item's time limit counts only the time spent waiting for the student's code,
@@ -234,7 +235,7 @@ class SandboxRunner:
         started = time.monotonic()
         self.deadline = started + self.budget
         try:
-            self._send(message)
+            self._send(message.to_json())
             return self._receive()
         finally:
             self.budget = max(0.0, self.budget - (time.monotonic() - started))
@@ -392,16 +393,15 @@ SYSTEM_FOLDERS = frozenset({"usr", "lib", "lib32", "lib64", "libx32", "bin", "sb
                             "sys", "tmp", "var", "run"})
 
 
-def default_hidden(class_dir: Path | None, out_dir: Path | None) -> list[Path]:
+def default_hidden(class_dir: Path | None, out_dir: Path | None, private: tuple[Path, ...] = ()) -> list[Path]:
     """Everything a submission must not see: the project (reference, grader, tests,
-    the source notebooks, git history), the class, the results, home folders, and every
-    top-level folder that is not part of the system."""
+    the source notebooks, git history), the class, the results, the bundle's ``private``
+    folders (its checks, solutions and reference, wherever it lives), home folders, and
+    every top-level folder that is not part of the system."""
     hide = [PROJECT_ROOT, Path.home(), Path("/root"), Path("/home")]
     hide += [p for p in Path("/").iterdir() if p.name not in SYSTEM_FOLDERS and p.is_dir() and not p.is_symlink()]
     hide += [p for p in (class_dir, out_dir) if p is not None]
-    import reference
-
-    hide.append(Path(reference.__file__).resolve().parent)
+    hide += private
     hide.append(Path(__file__).resolve().parents[1])
     # A home folder of "/" (some service accounts) would hide the whole system.
     return hidden_paths([p for p in hide if p.resolve() != Path("/")], needed_paths())

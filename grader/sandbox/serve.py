@@ -62,43 +62,43 @@ def exec_cell(number: int, source: str, namespace: dict[str, Any]) -> str | None
     return None
 
 
-def handle(message: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any]:
-    """Answer one request: ``calls`` of a function or exercise a ``module``."""
-    op = message.get("op")
+def handle(message: Any, namespace: dict[str, Any]) -> dict[str, Any]:
+    """Answer one request as it came off the wire (``wire.Calls`` of a function or a
+    ``wire.ModuleCall``); the reply as it goes back."""
     try:
-        if op == "calls":
-            return _calls(message, namespace)
-        if op == "module":
-            return _module(message, namespace)
-        return {"error": wire.encode_error(ValueError(f"unknown op {op!r}"))}
+        request = wire.request_from_json(message)
+        if isinstance(request, wire.Calls):
+            return _calls(request, namespace).to_json()
+        return _module(request, namespace).to_json()
     except BaseException as exc:
-        return {"error": wire.encode_error(exc)}
+        return wire.Reply(error=wire.encode_error(exc)).to_json()
     finally:
         _flush()
 
 
-def _calls(message: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any]:
+def _calls(request: wire.Calls, namespace: dict[str, Any]) -> wire.Reply:
     """One function on several argument lists; each call's value or error, in order."""
-    function = _resolve(namespace, message["name"])
-    if isinstance(function, dict):
+    function = _resolve(namespace, request.name)
+    if isinstance(function, wire.Reply):
         return function
     results = []
-    for args, kwargs in message["calls"]:
+    for args, kwargs in request.calls:
         try:
             local_args = [_to_local(a) for a in wire.decode(args)]
             local_kwargs = {k: _to_local(v) for k, v in wire.decode(kwargs).items()}
             results.append(wire.encode(function(*local_args, **local_kwargs)))
         except BaseException as exc:  # as for a single call: one failing case is that case's reply
             results.append(wire.encode_error(exc))
-    return {"value": results}
+    return wire.Reply(value=results)
 
 
 def _resolve(namespace: dict[str, Any], name: str) -> Any:
+    """The callable ``name``, or the reply saying it is missing."""
     value = namespace.get(name)
     if value is None:
-        return {"missing": name}
+        return wire.Reply(missing=name)
     if not callable(value):
-        return {"missing": name, "kind": type(value).__name__}
+        return wire.Reply(missing=name, kind=type(value).__name__)
     return value
 
 
@@ -115,12 +115,12 @@ def _to_local(value: Any) -> Any:
     return value
 
 
-def _module(message: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any]:
+def _module(request: wire.ModuleCall, namespace: dict[str, Any]) -> wire.Reply:
     import numpy as np
     import torch
 
-    cls = _resolve(namespace, message["name"])
-    if isinstance(cls, dict):
+    cls = _resolve(namespace, request.name)
+    if isinstance(cls, wire.Reply):
         return cls
 
     def tensor(value: Any, grad: bool = False) -> Any:
@@ -131,12 +131,12 @@ def _module(message: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any
             return type(value)(tensor(v) for v in value)
         return value
 
-    init = wire.decode(message.get("init", []))
+    init = wire.decode(request.init) if request.init is not None else []
     module = cls(*init)
     reply: dict[str, Any] = {}
     if not isinstance(module, torch.nn.Module):
-        return {"value": {"$dict": {"not_a_module": type(module).__name__}}}
-    state = wire.decode(message.get("state", {"$dict": {}}))
+        return wire.Reply(value={"$dict": {"not_a_module": type(module).__name__}})
+    state = wire.decode(request.state) if request.state is not None else {}
     if state:
         own = module.state_dict(keep_vars=True)
         for key, array in state.items():
@@ -148,15 +148,15 @@ def _module(message: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any
                 raise ValueError(f"{key} has shape {tuple(target.shape)}, expected {tuple(array.shape)}")
             with torch.no_grad():
                 target.copy_(torch.from_numpy(np.array(array)))
-    grad_inputs = set(message.get("grad_inputs", []))
-    args = [tensor(a, i in grad_inputs) for i, a in enumerate(wire.decode(message.get("args", [])))]
-    kwargs = {k: tensor(v) for k, v in wire.decode(message.get("kwargs", {"$dict": {}})).items()}
-    method = message.get("method")
+    grad_inputs = set(request.grad_inputs)
+    args = [tensor(a, i in grad_inputs) for i, a in enumerate(wire.decode(request.args) if request.args else [])]
+    kwargs = {k: tensor(v) for k, v in (wire.decode(request.kwargs) if request.kwargs else {}).items()}
+    method = request.method
     if method is not None:
         fn = getattr(module, method)
         outputs = fn(*args, **kwargs)
         reply["outputs"] = outputs
-        seeds = wire.decode(message.get("grad_outputs")) if message.get("grad_outputs") is not None else None
+        seeds = wire.decode(request.grad_outputs) if request.grad_outputs is not None else None
         if seeds is not None:
             outs = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
             loss = None
@@ -179,11 +179,11 @@ def _module(message: dict[str, Any], namespace: dict[str, Any]) -> dict[str, Any
         n: [m.in_features, m.out_features, m.bias is not None]
         for n, m in module.named_children() if isinstance(m, torch.nn.Linear)
     }
-    fetch = message.get("fetch", [])
+    fetch = request.fetch
     if fetch:
         sd = module.state_dict()
         reply["fetched"] = {n: sd[n] for n in fetch if n in sd}
-    return {"value": wire.encode(reply)}
+    return wire.Reply(value=wire.encode(reply))
 
 
 def _describe(exc: BaseException) -> str:

@@ -1,5 +1,5 @@
-"""The warm zygote: imports numpy, torch and matplotlib once, then forks a sandboxed
-child per notebook on request.
+"""The warm zygote: imports what the assignment bundle lists (numpy, torch, ...) once, then
+forks a sandboxed child per notebook on request.
 
 It is started fresh (``python -m grader.sandbox.zygote``) by a trusted worker, so its
 memory holds nothing a child must not see: no reference, no checks, no answers. It
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import importlib
 import json
 import os
 import shutil
@@ -47,24 +48,21 @@ def _clone(flags: int) -> int:
     return pid
 
 
-def _warm_up() -> None:
-    import numpy  # noqa: F401
-
-    try:
-        import torch
-    except ImportError:
-        pass  # a NumPy-only install: the torch notebook's items fail with an ImportError
-    else:
+def _warm_up(modules: list[str]) -> None:
+    """Import the bundle's ``warm`` modules. One that is not installed is skipped: the items
+    that need it fail with an ImportError (a NumPy-only install without torch, say)."""
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+    torch = sys.modules.get("torch")
+    if torch is not None:  # one thread: forking while torch's pool runs can hang the child
         torch.set_num_threads(1)
         torch.set_num_interop_threads(1)
-        import torch.nn.functional  # noqa: F401
-    try:
-        import matplotlib
-
+    matplotlib = sys.modules.get("matplotlib")
+    if matplotlib is not None:
         matplotlib.use("Agg")
-        import matplotlib.pyplot  # noqa: F401
-    except ImportError:
-        pass
 
 
 MADV_COLLAPSE = 25
@@ -94,12 +92,12 @@ def _collapse_into_huge_pages() -> None:
 PR_SET_CHILD_SUBREAPER = 36
 
 
-def main(control_fd: int) -> None:
+def main(control_fd: int, warm: list[str]) -> None:
     control = socket.socket(fileno=control_fd)
     isolation = probe()
     # Orphans of a sandbox without namespaces come back here, where the sweep ends them.
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    _warm_up()
+    _warm_up(warm)
     from . import child
 
     _collapse_into_huge_pages()
@@ -284,4 +282,4 @@ def _process_table(pids: list[int] | None = None) -> dict[int, tuple[int, str, i
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]))
+    main(int(sys.argv[1]), sys.argv[2:])

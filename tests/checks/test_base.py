@@ -3,15 +3,15 @@ import itertools
 import numpy as np
 import pytest
 
-from grader.checks import known_checks
+from grader.bundle import load_bundle
 from grader.checks.base import CheckFailed, Trial, close_mask, discrepancy, expect_close
-from grader.config import DEFAULT_ASSIGNMENT, load_assignment
+from grader.config import DEFAULT_ASSIGNMENT
 
 SPECIAL = [0.0, 1.0, -1.0, 1.0 + 1e-12, 1.0 + 1e-5, 1e-10, 1e300, np.inf, -np.inf, np.nan]
 
 
 def _trial(item: str = "scaled_dot_product_attention") -> Trial:
-    assignment = load_assignment(DEFAULT_ASSIGNMENT, known_checks())
+    assignment = load_bundle(DEFAULT_ASSIGNMENT).assignment
     return Trial(assignment.item(item), "matches_definition", 0, [0], runner=None)  # type: ignore[arg-type]
 
 

@@ -8,13 +8,14 @@ import re
 
 import pytest
 
+from grader.bundle import load_bundle
 from grader.catalogue import Entry, load_catalogue
-from grader.config import DEFAULT_ASSIGNMENT, load_assignment
+from grader.config import DEFAULT_ASSIGNMENT
 
 # Mutants overflow and divide by zero on purpose; their warnings are not news.
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
-MUTANTS = {e.name: e for e in load_catalogue(load_assignment(DEFAULT_ASSIGNMENT), ("mutant",))}
+MUTANTS = {e.name: e for e in load_catalogue(load_bundle(DEFAULT_ASSIGNMENT), ("mutant",))}
 _SIZE_AGAINST_TOLERANCE = re.compile(r"\d\.\de[+-]\d\d\b.*\btolerance \d\.\de[+-]\d\d")
 
 

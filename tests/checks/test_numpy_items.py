@@ -13,16 +13,16 @@ import time
 import numpy as np
 import pytest
 
+from grader.bundle import load_bundle
 from grader.catalogue import load_catalogue
-from grader.checks import CHECKS
 from grader.checks.base import _REFERENCE_CACHE
-from grader.config import DEFAULT_ASSIGNMENT, load_assignment
+from grader.config import DEFAULT_ASSIGNMENT
 from grader.results import ItemResult
 
 NOTEBOOK = "attention_numpy"
-NUMPY_ITEMS = ("softmax", "causal_mask", "padding_mask", "scaled_dot_product_attention",
-               "bahdanau_attention", "split_heads", "combine_heads", "positional_encoding",
-               "relative_shift_matrix")
+BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+CHECKS = BUNDLE.checks.known()
+NUMPY_ITEMS = tuple(item.name for item in BUNDLE.assignment.items_of(NOTEBOOK))
 SEEDS = (1234, 99)
 
 # Mutants overflow and divide by zero on purpose; their warnings are not news.
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 # Collection needs the entries before any fixture exists; grading uses the `assignment`
 # fixture, which also validates the check names.
-ENTRIES = [e for e in load_catalogue(load_assignment(DEFAULT_ASSIGNMENT)) if e.notebook == NOTEBOOK]
+ENTRIES = [e for e in load_catalogue(BUNDLE) if e.notebook == NOTEBOOK]
 MUTANTS = {e.name: e for e in ENTRIES if e.kind == "mutant"}
 ALTERNATIVES = {e.name: e for e in ENTRIES if e.kind == "alternative"}
 
@@ -122,7 +122,8 @@ def reference_numbers(seed: int, item: str, check: str) -> set[str]:
 
 
 def test_every_numpy_item_has_its_checks():
-    assignment = load_assignment(DEFAULT_ASSIGNMENT)
+    assignment = BUNDLE.assignment
+    assert len(NUMPY_ITEMS) == 9
     for item in NUMPY_ITEMS:
         assert assignment.item(item).notebook == NOTEBOOK
         assert set(CHECKS[item]) == {name for name, _ in assignment.item(item).checks}, item
@@ -355,4 +356,3 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
     failed = grade_code(assignment, grade, code, "scaled_dot_product_attention")
     assert "leading_batch_dims" in failed and "masked_weights_are_zero" in failed
     assert all("raised ValueError" in m for m in failed.values())
-

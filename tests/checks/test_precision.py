@@ -17,7 +17,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_precision_students_keep_full_marks(assignment, grade, student, seed):
     code = {"float32_everywhere": FLOAT32_EVERYWHERE, "float32_constants": FLOAT32_CONSTANTS}[student]
     results = grade(assignment, NOTEBOOK, code=code, seed=seed)
-    assert set(results) == {item.name for item in assignment.items_of(NOTEBOOK)}
+    assert set(results) == {item.name for item in assignment.assignment.items_of(NOTEBOOK)}
     lost = {name: [(c.name, c.message) for c in r.checks if not c.passed] for name, r in results.items()
             if r.earned != r.points}
     assert lost == {}

@@ -12,8 +12,9 @@ import pytest
 
 pytest.importorskip("torch", reason="torch is not installed in this environment")
 
+from grader.bundle import load_bundle  # noqa: E402
 from grader.catalogue import load_catalogue  # noqa: E402
-from grader.config import DEFAULT_ASSIGNMENT, load_assignment  # noqa: E402
+from grader.config import DEFAULT_ASSIGNMENT  # noqa: E402
 from grader.results import ItemResult  # noqa: E402
 
 NOTEBOOK = "attention_torch"
@@ -22,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # Collection needs the entries before any fixture exists; the assignment fixture (which also
 # validates the check names) is used for grading.
-ENTRIES = [e for e in load_catalogue(load_assignment(DEFAULT_ASSIGNMENT)) if e.notebook == NOTEBOOK]
+ENTRIES = [e for e in load_catalogue(load_bundle(DEFAULT_ASSIGNMENT)) if e.notebook == NOTEBOOK]
 MUTANTS = {e.name: e for e in ENTRIES if e.kind == "mutant"}
 ALTERNATIVES = {e.name: e for e in ENTRIES if e.kind == "alternative"}
 
@@ -146,9 +147,10 @@ class BahdanauAttention(_Base):
 
 
 def test_checks_import_without_torch():
-    """The tox envs without torch import grader.checks: torch_items must import torch lazily."""
-    code = ("import sys; sys.modules['torch'] = None; import grader.checks; "
+    """The tox envs without torch load the bundle's checks: torch_items must import torch lazily."""
+    code = ("import sys; sys.modules['torch'] = None; from grader.bundle import load_bundle; "
+            "from grader.config import DEFAULT_ASSIGNMENT; checks = load_bundle(DEFAULT_ASSIGNMENT).checks; "
             "assert 'reference.attention_torch' not in sys.modules; "
-            "assert 'PositionalEncoding' in grader.checks.CHECKS")
+            "assert 'PositionalEncoding' in checks.known()")
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
 

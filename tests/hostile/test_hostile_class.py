@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 import yaml
 
-from grader.checks import known_checks
-from grader.config import DEFAULT_ASSIGNMENT, Assignment, load_assignment
+from grader.bundle import load_bundle
+from grader.config import DEFAULT_ASSIGNMENT, Assignment
 from grader.inprocess import InProcessRunner
 from grader.load import Cell, SourceFile
 from grader.run import run_item
@@ -478,7 +478,8 @@ class Student:
     control: dict[str, str] = field(default_factory=dict)  # item -> control code (appended)
 
 
-_ITEMS = load_assignment(DEFAULT_ASSIGNMENT)
+_BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+_ITEMS = _BUNDLE.assignment
 NUMPY_ITEMS = tuple(item.name for item in _ITEMS.items_of("attention_numpy"))
 TORCH_ITEMS = tuple(item.name for item in _ITEMS.items_of("attention_torch"))
 
@@ -661,9 +662,11 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
     config = yaml.safe_load(DEFAULT_ASSIGNMENT.read_text(encoding="utf-8"))
     config["limits"]["item_seconds"] = ITEM_SECONDS
     config["limits"]["load_seconds"] = LOAD_SECONDS
+    config["bundle"] = {**config["bundle"], "checks": str(_BUNDLE.root / "checks"),
+                        "reference": str(_BUNDLE.reference_dir), "catalogue": str(_BUNDLE.catalogue_dir)}
     assignment_path = tmp / "assignment.yaml"
     assignment_path.write_text(yaml.safe_dump(config), encoding="utf-8")
-    assignment = load_assignment(assignment_path, known_checks())
+    assignment = load_bundle(assignment_path).assignment
 
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
@@ -710,7 +713,7 @@ def inprocess(assignment: Assignment, notebook: str, code: str) -> dict[str, flo
         SourceFile(notebook, f"{notebook}.py", (Cell(1, appended(code, base)),))
     )
     return {
-        item.name: run_item(item, runner, SEED)[0].earned for item in assignment.items_of(notebook)
+        item.name: run_item(item, runner, SEED, _BUNDLE.checks)[0].earned for item in assignment.items_of(notebook)
     }
 
 

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from sandbox_support import LIMITS, SECRET, Box
 
-from grader.config import Limits
+from grader.bundle import load_bundle
+from grader.config import DEFAULT_ASSIGNMENT, Limits
 from grader.sandbox.client import Zygote, default_hidden
 from grader.sandbox.policy import MODE_VARIABLE
 
@@ -32,7 +33,7 @@ def zygote() -> Iterator[Zygote]:
     os.environ[SECRET] = "hunter2"  # must not reach the sandbox's environment
     saved = os.environ.pop(MODE_VARIABLE, None)
     try:
-        z = Zygote()
+        z = Zygote(load_bundle(DEFAULT_ASSIGNMENT).warm)  # warm as when grading the attention bundle
     finally:
         del os.environ[SECRET]
         if saved is not None:

@@ -44,7 +44,7 @@ class Box:
 
     def call(self, name: str, *args: Any) -> Any:
         reply = self.runner.request(
-            {"op": "calls", "name": name, "calls": [[wire.encode(list(args)), wire.encode({})]]}
+            wire.Calls(name, ((wire.encode(list(args)), wire.encode({})),))
         )
         assert isinstance(reply, dict), reply
         assert "missing" not in reply, reply

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 from sandbox_support import LIMITS, Box, alive
 
-from grader.config import DEFAULT_ASSIGNMENT, load_assignment
-from grader.run import ItemTimeout
+from grader.bundle import load_bundle
+from grader.config import DEFAULT_ASSIGNMENT
+from grader.runner import ItemTimeout
 from grader.sandbox.client import PROJECT_ROOT, Zygote
 from grader.sandbox.policy import MODE_VARIABLE
 
@@ -142,7 +143,7 @@ def test_a_degraded_run_warns_once_and_records_it(tmp_path):
     assert len(sandbox["notes"]) == 1 and MODE_VARIABLE in sandbox["notes"][0]
     with open(out / "grades.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
-    numpy_items = [item.name for item in load_assignment(DEFAULT_ASSIGNMENT).items_of("attention_numpy")]
+    numpy_items = [item.name for item in load_bundle(DEFAULT_ASSIGNMENT).assignment.items_of("attention_numpy")]
     for row in rows:
         student = next(s for s in results["students"] if s["student"] == row["student"])
         points = {item["name"]: item["points"] for item in student["items"]}

@@ -9,7 +9,7 @@ import time
 import pytest
 from sandbox_support import LIMITS, Raised, needs_namespaces, processes_of_uid
 
-from grader.run import ItemTimeout, RunnerLost
+from grader.runner import ItemTimeout, RunnerLost
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -146,7 +146,7 @@ def test_a_cell_that_runs_too_long_is_stopped_and_left_out(zygote, hide):
         assert load.cell_errors == ((2, "stopped: the cell ran longer than 1 s, so it was left out of the notebook"),)
         assert load.output.split() == ["one", "three"]
         runner.begin_item("probe")
-        reply = runner.request({"op": "calls", "name": "f", "calls": [[wire.encode([]), wire.encode({})]]})
+        reply = runner.request(wire.Calls("f", ((wire.encode([]), wire.encode({})),)))
         assert wire.decode(reply["value"]) == [2]
     finally:
         runner.close()

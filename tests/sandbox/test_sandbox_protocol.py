@@ -8,7 +8,7 @@ import pytest
 from sandbox_support import needs_namespaces
 
 from grader import wire
-from grader.run import RunnerLost
+from grader.runner import RunnerLost
 
 pytestmark = pytest.mark.timeout(120)
 

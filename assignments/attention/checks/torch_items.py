@@ -4,191 +4,45 @@ The student's module is built and run in the sandbox (``Trial.module``); inputs 
 arrays drawn from the trial's rng (masks are bool) and the weights are copied in by
 state-dict key. The reference runs in float64 torch on the same values with the same weights.
 
-This module imports neither torch nor the reference at import time: ``grader.checks`` must
-import in environments without torch. Both are imported lazily by the helpers below.
+Neither this module nor ``torch_support`` imports torch or the torch reference at import
+time: the checks package must import in environments without torch. ``torch_support``
+imports both when a check first needs them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from . import check
-from .base import (
+from grader.checks.base import (
     CheckFailed,
     ModuleReply,
     Trial,
     as_array,
-    as_pair,
     close_mask,
     discrepancy,
     expect_close,
     expect_floating,
     expect_shape,
-    fmt_index,
 )
+from grader.checks.expect import expect_raises
+from grader.checks.inputs import random_mask
+from reference import attention_numpy as ref_np
 
-# ---- the reference, lazily -----------------------------------------------------------------
-
-
-def _reference_module(cls_name: str, init: Sequence[Any], state: dict[str, np.ndarray],
-                      method: str, args: Sequence[Any], grad_inputs: Sequence[int] = (),
-                      grad_outputs: Sequence[np.ndarray | None] | None = None) -> dict[str, Any]:
-    """What ``Trial.module`` does, on the reference class in float64: outputs, the gradients
-    of ``sum(out_i * grad_outputs[i])`` w.r.t. the inputs ``grad_inputs`` and every
-    parameter, all as float64 numpy arrays."""
-    import torch
-
-    import reference.attention_torch as ref
-
-    module = getattr(ref, cls_name)(*init).double()
-    own = module.state_dict()
-    with torch.no_grad():
-        for key, value in state.items():
-            own[key].copy_(torch.from_numpy(np.asarray(value, dtype=np.float64)))
-
-    def tensor(i: int, value: Any) -> Any:
-        if not isinstance(value, np.ndarray):
-            return value
-        if value.dtype.kind == "f":
-            x = torch.from_numpy(value.astype(np.float64))
-            return x.requires_grad_(True) if i in grad_inputs else x
-        return torch.from_numpy(value.copy())
-
-    tensors = [tensor(i, a) for i, a in enumerate(args)]
-    out = getattr(module, method)(*tensors)
-    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
-    result: dict[str, Any] = {"outputs": [o.detach().numpy().copy() for o in outs]}
-    if grad_outputs is not None:
-        loss = sum((o * torch.from_numpy(np.asarray(g, dtype=np.float64))).sum()
-                   for o, g in zip(outs, grad_outputs, strict=False) if g is not None)
-        loss.backward()  # type: ignore[union-attr]
-        result["input_grads"] = {i: tensors[i].grad.numpy().copy() for i in grad_inputs}
-        result["param_grads"] = {n: p.grad.numpy().copy() for n, p in module.named_parameters()}
-    return result
-
-
-def _pe_table(max_len: int, d_model: int, swapped: bool = False) -> np.ndarray:
-    """``positional_encoding(max_len, d_model)`` in float64 (sin and cos exchanged if asked)."""
-    positions = np.arange(max_len, dtype=np.float64)[:, None]
-    pair = np.arange(d_model // 2, dtype=np.float64)[None, :]
-    angles = positions / 10000.0 ** (2.0 * pair / d_model)
-    table = np.empty((max_len, d_model))
-    table[:, 0::2] = np.cos(angles) if swapped else np.sin(angles)
-    table[:, 1::2] = np.sin(angles) if swapped else np.cos(angles)
-    return table
-
-
-# ---- inputs --------------------------------------------------------------------------------
-
-
-def _f32(t: Trial, *shape: int, scale: float = 1.0) -> np.ndarray:
-    return (t.rng.standard_normal(shape) * scale).astype(np.float32)
-
-
-def _linear_state(t: Trial, name: str, d_in: int, d_out: int, bias: bool) -> dict[str, np.ndarray]:
-    state = {f"{name}.weight": _f32(t, d_out, d_in, scale=1.5 / np.sqrt(d_in))}
-    if bias:
-        state[f"{name}.bias"] = _f32(t, d_out, scale=0.3)
-    return state
-
-
-def _lengths_mask(t: Trial, batch: int, length: int) -> np.ndarray:
-    """A padding mask ``(batch, length)``: every row keeps 1..length keys, one row fewer."""
-    lengths = t.rng.integers(1, length + 1, size=batch)
-    lengths[0] = max(1, length - 2)
-    lengths[-1] = length
-    return np.arange(length)[None, :] < lengths[:, None]
-
-
-def _random_mask(t: Trial, batch: int, length: int) -> np.ndarray:
-    """A scattered mask ``(batch, length)`` with at least one allowed key per row."""
-    mask = t.rng.random((batch, length)) < 0.6
-    mask[np.arange(batch), t.rng.integers(0, length, size=batch)] = True
-    mask[:, 0] &= t.rng.random(batch) < 0.5  # block some first keys: not just a suffix
-    mask[~mask.any(axis=1), -1] = True
-    return mask
-
-
-# ---- reading the reply ---------------------------------------------------------------------
-
-
-def _expect_linears(reply: ModuleReply, cls: str, wanted: dict[str, tuple[int, int, bool]]) -> None:
-    for name, (d_in, d_out, bias) in wanted.items():
-        spec = f"nn.Linear({d_in}, {d_out}, bias={bias})"
-        if name not in reply.submodules:
-            have = ", ".join(sorted(reply.submodules)) or "none"
-            raise CheckFailed(f"{cls} has no submodule named {name} (its submodules: {have}); "
-                              f"the contract asks for self.{name} = {spec}")
-        if name not in reply.linear:
-            raise CheckFailed(f"{name} is a {reply.submodules[name]}, not a torch.nn.Linear; "
-                              f"the contract asks for {spec}")
-        got_in, got_out, got_bias = reply.linear[name]
-        if (got_in, got_out) != (d_in, d_out):
-            raise CheckFailed(f"{name} is a Linear({got_in}, {got_out}); the contract asks for "
-                              f"{spec} (in_features={d_in}, out_features={d_out})")
-        if got_bias != bias:
-            raise CheckFailed(f"{name} is a Linear({got_in}, {got_out}, bias={got_bias}); "
-                              f"the contract asks for bias={bias}")
-    extra = sorted(n for n in reply.parameters if n.split(".")[0] not in wanted)
-    if extra:
-        raise CheckFailed(f"{cls} has parameters outside {', '.join(wanted)}: {', '.join(extra)}; "
-                          "the contract's module has no other parameters")
-
-
-def _pair(reply: ModuleReply, what: str, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
-    first, second = as_pair(reply.outputs, what)
-    a = as_array(first, f"{names[0]} returned by {what}")
-    b = as_array(second, f"{names[1]} returned by {what}")
-    expect_floating(a, f"{names[0]} returned by {what}")
-    expect_floating(b, f"{names[1]} returned by {what}")
-    return a, b
-
-
-def _expect_masked(t: Trial, weights: np.ndarray, allowed: np.ndarray, what: str) -> None:
-    """Blocked entries exactly 0 and every row summing to 1."""
-    allowed = np.broadcast_to(allowed, weights.shape)
-    leak = ~allowed & (weights != 0)
-    if leak.any():
-        index = tuple(np.argwhere(leak)[0])
-        raise CheckFailed(
-            f"{what}{fmt_index(index)} = {weights[index]:.3g} but the mask blocks key {index[-1]} "
-            f"(True means 'may attend'); a masked key must get weight exactly 0 "
-            f"({int(leak.sum())} masked entries are not 0)")
-    sums = weights.astype(np.float64).sum(axis=-1)
-    off = discrepancy(t, sums, np.ones_like(sums), dtype=weights.dtype)
-    if off is not None:
-        raise CheckFailed(f"row {fmt_index(off.index)} of {what} sums to {sums[off.index]:.4g}, not 1 "
-                          f"(off by {off.error:.1e}, tolerance {off.tolerance:.1e}): the weights over "
-                          "the keys a query may attend to must sum to 1", off.margin)
-
-
-def _expect_grad(t: Trial, got: Any, expected: np.ndarray, what: str) -> None:
-    if got is None:
-        raise CheckFailed(f"the gradient of the loss w.r.t. {what} is None: no gradient flows from "
-                          f"the outputs back to {what} (is part of the computation detached, "
-                          "or done outside torch?)")
-    grad = as_array(got, f"the gradient w.r.t. {what}")
-    expect_shape(grad, expected.shape, f"the gradient w.r.t. {what}")
-    if not np.any(grad) and np.any(expected):
-        raise CheckFailed(f"the gradient of the loss w.r.t. {what} is zero everywhere: "
-                          f"the outputs are detached from {what}")
-    expect_close(t, grad, expected, f"the gradient w.r.t. {what}",
-                 "the gradient of the contract's formula")
-
-
-def _expect_param_grads(t: Trial, reply: ModuleReply, expected: dict[str, np.ndarray]) -> None:
-    grads = reply.param_grads or {}
-    for name, want in expected.items():
-        if name not in reply.parameters:
-            raise CheckFailed(f"the module has no parameter {name}")
-        if not reply.parameters[name][2]:
-            raise CheckFailed(f"the parameter {name} has requires_grad=False: it is frozen, so "
-                              "no gradient reaches it")
-        _expect_grad(t, grads.get(name), want, f"the parameter {name}")
-
+from . import check
+from .torch_support import (
+    expect_grad,
+    expect_linears,
+    expect_masked,
+    expect_param_grads,
+    f32,
+    lengths_mask,
+    linear_state,
+    output_pair,
+    reference_module,
+    sin_cos_swapped,
+)
 
 # ---- BahdanauAttention ---------------------------------------------------------------------
 
@@ -200,41 +54,41 @@ BAH_FORMULA = ("the definition weights = softmax_j(v(tanh(W_q(query) + W_k(keys[
 
 def _bahdanau_state(t: Trial) -> dict[str, np.ndarray]:
     dq, dk, da = BAH_DIMS
-    return {**_linear_state(t, "W_q", dq, da, False), **_linear_state(t, "W_k", dk, da, False),
-            **_linear_state(t, "v", da, 1, False)}
+    return {**linear_state(t, "W_q", dq, da, False), **linear_state(t, "W_k", dk, da, False),
+            **linear_state(t, "v", da, 1, False)}
 
 
 def _bahdanau_case(t: Trial, batch: int, lk: int, mask: np.ndarray | None = None,
                    grads: bool = False) -> None:
     dq, dk, _ = BAH_DIMS
     state = _bahdanau_state(t)
-    query, keys = _f32(t, batch, dq), _f32(t, batch, lk, dk)
+    query, keys = f32(t, batch, dq), f32(t, batch, lk, dk)
     args: list[Any] = [query, keys] + ([mask] if mask is not None else [])
-    seeds = [_f32(t, batch, dk), _f32(t, batch, lk)] if grads else None
+    seeds = [f32(t, batch, dk), f32(t, batch, lk)] if grads else None
     grad_inputs = (0, 1) if grads else ()
     what = f"forward(query, keys{', mask' if mask is not None else ''}) with B={batch}, Lk={lk}"
     reply = t.module(*BAH_DIMS, state=state, args=args, grad_inputs=grad_inputs, grad_outputs=seeds)
-    expected = t.reference(_reference_module, BAHDANAU, BAH_DIMS, state, "forward", args,
+    expected = t.reference(reference_module, BAHDANAU, BAH_DIMS, state, "forward", args,
                            grad_inputs, seeds)
-    context, weights = _pair(reply, what, ("context", "weights"))
+    context, weights = output_pair(reply, what, ("context", "weights"))
     expect_shape(weights, (batch, lk), f"weights returned by {what}")
     expect_shape(context, (batch, dk), f"context returned by {what}")
     if mask is not None:
-        _expect_masked(t, weights, mask, "weights")
+        expect_masked(t, weights, mask, "weights")
     expect_close(t, weights, expected["outputs"][1], f"weights returned by {what}", BAH_FORMULA)
     expect_close(t, context, expected["outputs"][0], f"context returned by {what}", BAH_FORMULA)
     if grads:
         grad_in = reply.input_grads or [None, None]
-        _expect_grad(t, grad_in[0], expected["input_grads"][0], "query")
-        _expect_grad(t, grad_in[1], expected["input_grads"][1], "keys")
-        _expect_param_grads(t, reply, expected["param_grads"])
+        expect_grad(t, grad_in[0], expected["input_grads"][0], "query")
+        expect_grad(t, grad_in[1], expected["input_grads"][1], "keys")
+        expect_param_grads(t, reply, expected["param_grads"])
 
 
 @check(BAHDANAU, "has_required_submodules")
 def bahdanau_submodules(t: Trial) -> None:
     dq, dk, da = BAH_DIMS
     reply = t.module(dq, dk, da, method=None)
-    _expect_linears(reply, f"{BAHDANAU}({dq}, {dk}, {da})",
+    expect_linears(reply, f"{BAHDANAU}({dq}, {dk}, {da})",
                     {"W_q": (dq, da, False), "W_k": (dk, da, False), "v": (da, 1, False)})
 
 
@@ -246,8 +100,8 @@ def bahdanau_forward(t: Trial) -> None:
 
 @check(BAHDANAU, "mask_zeroes_weights")
 def bahdanau_mask(t: Trial) -> None:
-    _bahdanau_case(t, 4, 6, mask=_lengths_mask(t, 4, 6))
-    _bahdanau_case(t, 3, 7, mask=_random_mask(t, 3, 7))
+    _bahdanau_case(t, 4, 6, mask=lengths_mask(t, 4, 6))
+    _bahdanau_case(t, 3, 7, mask=random_mask(t.rng, (3, 7)))
 
 
 @check(BAHDANAU, "gradients_flow")
@@ -266,7 +120,7 @@ HEAD_FORMULA = "the definition softmax(Q_h K_h^T / sqrt(d_k)) of that head"
 def _mha_state(t: Trial, d_model: int) -> dict[str, np.ndarray]:
     state: dict[str, np.ndarray] = {}
     for name in ("W_q", "W_k", "W_v", "W_o"):
-        state.update(_linear_state(t, name, d_model, d_model, True))
+        state.update(linear_state(t, name, d_model, d_model, True))
     return state
 
 
@@ -274,15 +128,15 @@ def _mha_run(t: Trial, d_model: int, heads: int, batch: int, lq: int, lk: int, *
              self_attention: bool = False, mask: np.ndarray | None = None,
              grads: bool = False) -> tuple[ModuleReply, dict[str, Any], str]:
     state = _mha_state(t, d_model)
-    query = _f32(t, batch, lq, d_model)
-    key = query if self_attention else _f32(t, batch, lk, d_model)
-    value = query if self_attention else _f32(t, batch, lk, d_model)
+    query = f32(t, batch, lq, d_model)
+    key = query if self_attention else f32(t, batch, lk, d_model)
+    value = query if self_attention else f32(t, batch, lk, d_model)
     args: list[Any] = [query, key, value] + ([mask] if mask is not None else [])
-    seeds = [_f32(t, batch, lq, d_model), _f32(t, batch, heads, lq, lk)] if grads else None
+    seeds = [f32(t, batch, lq, d_model), f32(t, batch, heads, lq, lk)] if grads else None
     grad_inputs = (0, 1, 2) if grads else ()
     reply = t.module(d_model, heads, state=state, args=args, grad_inputs=grad_inputs,
                      grad_outputs=seeds)
-    expected = t.reference(_reference_module, MHA, (d_model, heads), state, "forward", args,
+    expected = t.reference(reference_module, MHA, (d_model, heads), state, "forward", args,
                            grad_inputs, seeds)
     kind = "self-attention" if self_attention else "cross-attention"
     shape = f"mask of shape {tuple(mask.shape)}, " if mask is not None else ""
@@ -292,7 +146,7 @@ def _mha_run(t: Trial, d_model: int, heads: int, batch: int, lq: int, lk: int, *
 
 def _mha_outputs(reply: ModuleReply, what: str, batch: int, heads: int, lq: int, lk: int,
                  d_model: int, *, weights_too: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    output, weights = _pair(reply, what, ("output", "weights"))
+    output, weights = output_pair(reply, what, ("output", "weights"))
     expect_shape(output, (batch, lq, d_model), f"output returned by {what}")
     if not weights_too:
         return output, weights
@@ -308,27 +162,24 @@ def _mha_outputs(reply: ModuleReply, what: str, batch: int, heads: int, lq: int,
 def mha_submodules(t: Trial) -> None:
     reply = t.module(12, 3, method=None)
     wanted = {name: (12, 12, True) for name in ("W_q", "W_k", "W_v", "W_o")}
-    _expect_linears(reply, f"{MHA}(12, 3)", wanted)
+    expect_linears(reply, f"{MHA}(12, 3)", wanted)
 
 
 @check(MHA, "rejects_indivisible_d_model")
 def mha_rejects(t: Trial) -> None:
     for d_model, heads in [(10, 3), (8, 3)]:
-        raised = t.module_raises(d_model, heads)
-        if raised is None:
-            raise CheckFailed(f"{MHA}({d_model}, {heads}) built without an error, but "
-                              f"d_model={d_model} is not divisible by num_heads={heads}: "
-                              "raise ValueError")
-        if not raised.is_a("ValueError"):
-            raise CheckFailed(f"{MHA}({d_model}, {heads}) raised {raised.describe()}; the contract "
-                              "asks for a ValueError when d_model is not divisible by num_heads")
+        expect_raises(t.module_raises(d_model, heads), "ValueError",
+                      returned=f"{MHA}({d_model}, {heads}) built without an error, but "
+                               f"d_model={d_model} is not divisible by num_heads={heads}: raise ValueError",
+                      other=f"{MHA}({d_model}, {heads}) raised {{raised}}; the contract asks for a "
+                            "ValueError when d_model is not divisible by num_heads")
 
 
 @check(MHA, "split_and_combine_heads")
 def mha_split_combine(t: Trial) -> None:
     d_model, heads, batch, length = 12, 3, 2, 5
     d_k = d_model // heads
-    x = _f32(t, batch, length, d_model)
+    x = f32(t, batch, length, d_model)
     split = as_array(t.module(d_model, heads, method="split_heads", args=(x,)).outputs,
                      "split_heads(x)")
     expect_shape(split, (batch, heads, length, d_k),
@@ -338,7 +189,7 @@ def mha_split_combine(t: Trial) -> None:
         expect_close(t, split[:, h], want[:, h], f"split_heads(x)[:, {h}]",
                      f"features {h * d_k} ... {(h + 1) * d_k - 1} of x (head {h} holds its own "
                      "features at every position)")
-    y = _f32(t, batch, heads, length, d_k)
+    y = f32(t, batch, heads, length, d_k)
     combined = as_array(t.module(d_model, heads, method="combine_heads", args=(y,)).outputs,
                         "combine_heads(y)")
     expect_shape(combined, (batch, length, d_model), f"combine_heads(y) for y of shape {y.shape}")
@@ -374,13 +225,13 @@ def mha_weights(t: Trial) -> None:
 @check(MHA, "mask_blocks_keys")
 def mha_mask(t: Trial) -> None:
     d_model, heads, batch = 8, 2, 3
-    padding = _lengths_mask(t, batch, 6)[:, None, None, :]
+    padding = lengths_mask(t, batch, 6)[:, None, None, :]
     causal = np.tril(np.ones((5, 5), dtype=bool))
     for lq, lk, mask, self_attention in [(4, 6, padding, False), (5, 5, causal, True)]:
         reply, expected, what = _mha_run(t, d_model, heads, batch, lq, lk, mask=mask,
                                          self_attention=self_attention)
         output, weights = _mha_outputs(reply, what, batch, heads, lq, lk, d_model)
-        _expect_masked(t, weights, mask, "weights")
+        expect_masked(t, weights, mask, "weights")
         expect_close(t, weights, expected["outputs"][1], f"weights returned by {what}",
                      "the definition softmax(Q_h K_h^T / sqrt(d_k)) over the keys the mask allows")
         expect_close(t, output, expected["outputs"][0], f"output returned by {what}", MHA_FORMULA)
@@ -393,8 +244,8 @@ def mha_gradients(t: Trial) -> None:
     _mha_outputs(reply, what, batch, heads, lq, lk, d_model)
     grad_in = reply.input_grads or [None, None, None]
     for i, name in enumerate(("query", "key", "value")):
-        _expect_grad(t, grad_in[i], expected["input_grads"][i], name)
-    _expect_param_grads(t, reply, expected["param_grads"])
+        expect_grad(t, grad_in[i], expected["input_grads"][i], name)
+    expect_param_grads(t, reply, expected["param_grads"])
 
 
 # ---- PositionalEncoding --------------------------------------------------------------------
@@ -434,9 +285,9 @@ def pe_buffer(t: Trial) -> None:
         pe = as_array(reply.fetched["pe"], "the buffer pe")
         expect_floating(pe, "the buffer pe")
         expect_shape(pe, (1, max_len, d_model), f"the buffer pe of {where}")
-        table = t.reference(_pe_table, max_len, d_model)
+        table = t.reference(ref_np.positional_encoding, max_len, d_model)
         off = discrepancy(t, pe[0], table)
-        if off is not None and close_mask(t, pe[0], _pe_table(max_len, d_model, swapped=True)).all():
+        if off is not None and close_mask(t, pe[0], sin_cos_swapped(table)).all():
             raise CheckFailed(f"the buffer pe of {where} has cos on the even features and sin "
                               "on the odd ones; the contract puts sin on even features (2i) "
                               f"and cos on odd features (2i+1) (it differs {off.sizes()})", off.margin)
@@ -446,9 +297,9 @@ def pe_buffer(t: Trial) -> None:
 @check(PE, "forward_adds_encoding")
 def pe_forward(t: Trial) -> None:
     d_model, max_len, batch = 8, 20, 2
-    table = t.reference(_pe_table, max_len, d_model)[None]
+    table = t.reference(ref_np.positional_encoding, max_len, d_model)[None]
     for length in (1, 6, max_len):
-        x = _f32(t, batch, length, d_model)
+        x = f32(t, batch, length, d_model)
         reply = t.module(d_model, max_len, args=(x,), fetch=["pe"])
         # Compare with the student's own table (its values are pe_is_a_buffer's business).
         own = reply.fetched.get("pe")

@@ -1,14 +1,22 @@
+"""The three reporters of a run (grades.csv, results.json, feedback) and the summary's tally."""
+
 import csv
 import json
 from dataclasses import asdict
 from pathlib import Path
 
-from grader.checks import known_checks
-from grader.config import DEFAULT_ASSIGNMENT, load_assignment
-from grader.report import ReportWriter, feedback
-from grader.results import CheckResult, ItemResult, NotebookReport, SubmissionResult
+import pytest
 
-A = load_assignment(DEFAULT_ASSIGNMENT, known_checks())
+from grader.bundle import load_bundle
+from grader.config import DEFAULT_ASSIGNMENT
+from grader.report import Tally
+from grader.reporters import DEFAULT_REPORTERS, REPORTERS, open_reporter
+from grader.reporters.feedback_md import feedback
+from grader.results import CheckResult, ItemResult, NotebookReport, RunInfo, SubmissionResult
+
+BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+A = BUNDLE.assignment
+RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", True, True, ("a note",), "today")
 
 
 def result(student: str, failing: str | None = None) -> SubmissionResult:
@@ -31,17 +39,27 @@ def test_results_round_trip_through_json():
     assert json.dumps(r.to_json()) == json.dumps(asdict(r))  # every field, in the dataclasses' order
 
 
-def test_writer_streams_json_sorts_csv_and_summarises(tmp_path: Path):
-    writer = ReportWriter(tmp_path, A, {"seed": 5})
-    writer.add(result("zoë"))
-    writer.add(result("Ada Lovelace", "softmax"))
-    summary = writer.close()
+def test_reporters_stream_json_sort_csv_and_the_tally_summarises(tmp_path: Path):
+    reporters = [open_reporter(name, tmp_path) for name in DEFAULT_REPORTERS]
+    tally = Tally(A)
+    for reporter in reporters:
+        reporter.start(BUNDLE, RUN)
+    for r in (result("zoë"), result("Ada Lovelace", "softmax")):
+        for reporter in reporters:
+            reporter.add(r)
+        tally.add(r)
+    for reporter in reporters:
+        reporter.close()
+    summary = tally.summary()
     with open(tmp_path / "grades.csv", newline="", encoding="utf-8") as handle:
         table = list(csv.reader(handle))
     assert [row[0] for row in table[1:]] == ["Ada Lovelace", "zoë"]
+    assert table[0] == ["student", "score", "max_score", *(i.name for i in A.items)]
     assert table[1][:4] == ["Ada Lovelace", "90", "100", "0"]
     data = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
-    assert data["run"] == {"seed": 5} and len(data["students"]) == 2
+    assert data["run"]["seed"] == 5 and data["run"]["sandbox"]["notes"] == ["a note"]
+    assert [s["student"] for s in data["students"]] == ["zoë", "Ada Lovelace"]  # as they came
+    assert SubmissionResult.from_json(data["students"][1]) == result("Ada Lovelace", "softmax")
     assert summary.students == 2 and summary.mean == 95
     assert dict(summary.pass_rates)["softmax"] == 0.5 and dict(summary.pass_rates)["causal_mask"] == 1.0
     assert "2 students graded; class mean 95.0 / 100" in summary.lines()[0]
@@ -55,3 +73,19 @@ def test_feedback_names_failed_properties_cells_and_output():
     assert "cell 3 raised `NameError: x`" in text
     assert "hello ʼʼʼ world" in text  # a student's fence cannot break out of the code block
     assert "## `causal_mask`" not in text  # nothing to say about a full-marks item
+
+
+def test_reporters_are_chosen_by_name(tmp_path: Path):
+    assert set(DEFAULT_REPORTERS) <= set(REPORTERS)
+    with pytest.raises(ValueError, match="unknown reporter 'nope'"):
+        open_reporter("nope", tmp_path)
+    only = open_reporter("grades-csv", tmp_path)
+    only.start(BUNDLE, RUN)
+    only.add(result("a"))
+    only.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["grades.csv"]
+
+
+def test_run_info_keeps_the_results_json_layout():
+    assert list(RUN.to_json()) == ["seed", "assignment", "class", "grader_version", "jobs", "scheduler",
+                                   "sandbox", "started"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .results import ItemResult
+from ..results import ItemResult
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,272 @@
+"""Hidden checks for part 1 (NumPy functions): softmax and the masks. The attention
+functions are in ``numpy_attention``, the heads and positions in ``numpy_heads_positions``.
+
+Each check draws its inputs from ``t.rng``, calls the student's function through
+``t.call_each`` and, when something is wrong, says which property broke. Comparisons with the
+reference go through ``expect_close`` (which never prints the reference's numbers); the
+only values a message quotes are the student's own.
+
+``t.reference`` memoises by call number, so every check makes its reference calls (and
+its ``t.rng`` draws) in a fixed order that never depends on what the student returned.
+The shape check of each item insists on a plain ``numpy.ndarray``; the other checks
+accept anything array-like, so that returning a list or a tensor costs one check only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from grader.checks.base import (
+    Args,
+    CheckFailed,
+    Trial,
+    as_array,
+    discrepancy,
+    expect_bool,
+    expect_close,
+    expect_finite,
+    expect_floating,
+    expect_shape,
+    fmt_index,
+)
+from grader.checks.expect import expect_output
+from grader.checks.inputs import random_mask
+from reference import attention_numpy as ref
+
+from . import check
+from .numpy_support import (
+    as_mask,
+    expect_real,
+    expect_sums_to_one,
+    first_true,
+    in_dtype_of,
+    num,
+)
+
+# ---- softmax ---------------------------------------------------------------------------
+
+
+@check("softmax", "returns_array_of_input_shape")
+def softmax_shape(t: Trial) -> None:
+    shapes = [(1,), (7,), (3, 5), (2, 3, 4), (2, 1, 3, 2)]
+    xs = [t.rng.normal(size=shape) for shape in shapes]
+    for shape, reply in zip(shapes, t.call_each([Args(x) for x in xs]), strict=True):
+        what = f"softmax(x) for x of shape {shape}"
+        expect_output(reply, what, shape, expect_floating)
+
+
+@check("softmax", "matches_definition")
+def softmax_definition(t: Trial) -> None:
+    shapes = [(6,), (5, 8), (2, 3, 4)]
+    xs = [t.rng.normal(scale=2.0, size=shape) for shape in shapes]
+    for shape, x, reply in zip(shapes, xs, t.call_each([Args(x) for x in xs]), strict=True):
+        expected = t.reference(ref.softmax, x)
+        what = f"softmax(x) for x of shape {shape}"
+        out = as_array(reply, what)
+        expect_close(t, out, expected, what, "the definition exp(x) / sum(exp(x)) over the last axis")
+
+
+@check("softmax", "rows_sum_to_one")
+def softmax_rows_sum(t: Trial) -> None:
+    shapes = [(9,), (6, 9), (4, 3, 9)]
+    xs = [t.rng.normal(scale=3.0, size=shape) for shape in shapes]
+    for shape, reply in zip(shapes, t.call_each([Args(x) for x in xs]), strict=True):
+        what = f"softmax(x) for x of shape {shape}"
+        out = as_array(reply, what)
+        expect_shape(out, shape, what)
+        expect_sums_to_one(t, out, what)
+
+
+@check("softmax", "invariant_to_added_constant")
+def softmax_shift_invariance(t: Trial) -> None:
+    """softmax(x + c) = softmax(x) when c is the same along a row. The constants are
+    moderate (|c| <= 30), so an implementation without the max shift still passes here:
+    overflow is the business of ``stable_for_large_inputs``."""
+    shapes = [(8,), (5, 7), (2, 3, 6)]
+    calls = []
+    for shape in shapes:
+        x = t.rng.normal(size=shape)
+        c = t.rng.uniform(-30.0, 30.0, size=shape[:-1] + (1,))
+        calls += [Args(x), Args(x + c)]
+    replies = t.call_each(calls)
+    for shape in shapes:
+        plain = as_array(next(replies), f"softmax(x) for x of shape {shape}")
+        expect_shape(plain, shape, f"softmax(x) for x of shape {shape}")
+        expect_finite(plain, f"softmax(x) for x of shape {shape}")
+        shifted = as_array(next(replies), f"softmax(x + c) for x of shape {shape}")
+        expect_close(t, shifted, in_dtype_of(shifted, plain.astype(np.float64)),
+                     f"softmax(x + c) for x of shape {shape} and c constant along each row",
+                     "softmax(x) (adding the same constant to every entry of a row must not "
+                     "change that row's softmax)")
+
+
+@check("softmax", "stable_for_large_inputs")
+def softmax_large(t: Trial) -> None:
+    rng = t.rng
+    far_row = rng.normal(scale=2.0, size=(4, 6))
+    far_row[1] -= 1000.0
+    cases = [
+        ("x near +1e3", 1000.0 + rng.normal(scale=2.0, size=(3, 7))),
+        ("x near -1e3", -1000.0 + rng.normal(scale=2.0, size=(3, 7))),
+        ("x with entries near +1e3 and -1e3 in the same row",
+         1000.0 * rng.choice([-1.0, 1.0], size=(2, 8)) + rng.normal(size=(2, 8))),
+        ("x whose row [1] lies near -1e3 while the other rows lie near 0", far_row),
+    ]
+    for (label, x), reply in zip(cases, t.call_each([Args(x) for _, x in cases]), strict=True):
+        expected = t.reference(ref.softmax, x)
+        what = f"softmax(x) for {label}"
+        out = as_array(reply, what)
+        expect_shape(out, x.shape, what)
+        expect_finite(out, what + " (subtract each row's own maximum before exp)")
+        expect_close(t, out, expected, what, "the softmax of x")
+
+
+@check("softmax", "honours_axis")
+def softmax_axis(t: Trial) -> None:
+    cases = [((4, 5), 0), ((2, 3, 4), 1), ((3, 4, 2), 0), ((3, 4, 5), -2)]
+    xs = [t.rng.normal(scale=2.0, size=shape) for shape, _ in cases]
+    replies = t.call_each([Args(x, axis=axis) for x, (_, axis) in zip(xs, cases, strict=True)])
+    for (shape, axis), x, reply in zip(cases, xs, replies, strict=True):
+        expected = t.reference(ref.softmax, x, axis=axis)
+        what = f"softmax(x, axis={axis}) for x of shape {shape}"
+        out = as_array(reply, what)
+        expect_shape(out, shape, what)
+        expect_real(out, what)
+        sums = np.asarray(out, dtype=np.float64).sum(axis=axis)
+        off = discrepancy(t, sums, np.ones_like(sums), dtype=out.dtype)
+        if off is not None:
+            raise CheckFailed(f"the slices of {what} along axis {axis} do not sum to 1 (the one "
+                              f"at {fmt_index(off.index)} sums to {num(sums[off.index])}: off by "
+                              f"{off.error:.1e}, tolerance {off.tolerance:.1e}): normalise along "
+                              f"the given axis", off.margin)
+        expect_close(t, out, expected, what, f"the softmax along axis {axis}")
+
+
+@check("softmax", "neg_inf_gets_zero_weight")
+def softmax_neg_inf(t: Trial) -> None:
+    cases = []
+    for shape in [(6,), (4, 7), (2, 3, 5)]:
+        x = t.rng.normal(scale=2.0, size=shape)
+        blocked = ~random_mask(t.rng, shape)  # at least one -inf and one finite entry per row
+        x[blocked] = -np.inf
+        cases.append((x, blocked))
+    for (x, blocked), reply in zip(cases, t.call_each([Args(x) for x, _ in cases]), strict=True):
+        shape = x.shape
+        expected = t.reference(ref.softmax, x)
+        what = f"softmax(x) for x of shape {shape} with -inf entries"
+        out = as_array(reply, what)
+        expect_shape(out, shape, what)
+        expect_real(out, what)
+        bad = blocked & (out != 0)
+        if bad.any():
+            first = first_true(bad)
+            raise CheckFailed(f"entry {fmt_index(first)} of {what} is {num(out[first])} although "
+                              f"x there is -inf; a -inf entry must get weight exactly 0")
+        expect_finite(out, what)
+        expect_close(t, out, expected, what, "the softmax over the finite entries of each row")
+
+
+# ---- causal_mask -----------------------------------------------------------------------
+
+
+def _mask_sizes(t: Trial) -> list[int]:
+    return [1, 2, 5, int(t.rng.integers(6, 11))]
+
+
+@check("causal_mask", "bool_square_shape")
+def causal_shape(t: Trial) -> None:
+    sizes = _mask_sizes(t)
+    for n, reply in zip(sizes, t.call_each([Args(n) for n in sizes]), strict=True):
+        what = f"causal_mask({n})"
+        expect_output(reply, what, (n, n), expect_bool)
+
+
+@check("causal_mask", "allows_past_and_self")
+def causal_past(t: Trial) -> None:
+    sizes = _mask_sizes(t)
+    for n, reply in zip(sizes, t.call_each([Args(n) for n in sizes]), strict=True):
+        what = f"causal_mask({n})"
+        mask = as_mask(reply, what, (n, n))
+        allowed = np.tri(n, dtype=bool)
+        bad = allowed & ~mask
+        if bad.any():
+            i, j = first_true(bad)
+            whom = "itself" if i == j else f"key {j}, an earlier position"
+            raise CheckFailed(f"in {what}, query {i} may not attend to {whom}; True means 'may "
+                              f"attend' and must hold for every key j <= i")
+
+
+@check("causal_mask", "blocks_future")
+def causal_future(t: Trial) -> None:
+    sizes = _mask_sizes(t)
+    for n, reply in zip(sizes, t.call_each([Args(n) for n in sizes]), strict=True):
+        what = f"causal_mask({n})"
+        mask = as_mask(reply, what, (n, n))
+        bad = ~np.tri(n, dtype=bool) & mask
+        if bad.any():
+            i, j = first_true(bad)
+            raise CheckFailed(f"in {what}, query {i} may attend to key {j}, a later position; "
+                              f"every key j > i must be blocked (False)")
+
+
+# ---- padding_mask ----------------------------------------------------------------------
+
+
+def _padding_cases(t: Trial) -> list[tuple[list[int], int]]:
+    max_len = int(t.rng.integers(6, 10))
+    lengths = [int(n) for n in t.rng.integers(1, max_len + 1, size=3)]
+    return [([3, 1, 5, 2], 5), ([1], 1), ([4, 4], 4), ([1, 7], 7),
+            (lengths + [max_len - 1], max_len)]
+
+
+@check("padding_mask", "bool_batch_by_max_len")
+def padding_shape(t: Trial) -> None:
+    cases = _padding_cases(t)
+    replies = t.call_each([Args(np.array(lengths), max_len) for lengths, max_len in cases])
+    for (lengths, max_len), reply in zip(cases, replies, strict=True):
+        what = f"padding_mask({lengths}, {max_len})"
+        expect_output(reply, what, (len(lengths), max_len), expect_bool)
+
+
+def _check_padding(mask: np.ndarray, lengths: Sequence[int], max_len: int, what: str) -> None:
+    real = np.arange(max_len)[None, :] < np.asarray(lengths)[:, None]
+    missing = real & ~mask
+    if missing.any():
+        b, j = first_true(missing)
+        raise CheckFailed(f"{what}: sequence {b} (length {lengths[b]}) has position {j} set to "
+                          f"False, but every position j < length is a real token (True)")
+    extra = ~real & mask
+    if extra.any():
+        b, j = first_true(extra)
+        raise CheckFailed(f"{what}: sequence {b} (length {lengths[b]}) has padding position {j} "
+                          f"set to True; only positions j < {lengths[b]} are real tokens")
+
+
+@check("padding_mask", "true_exactly_before_length")
+def padding_pattern(t: Trial) -> None:
+    cases = _padding_cases(t)
+    replies = t.call_each([Args(np.array(lengths), max_len) for lengths, max_len in cases])
+    for (lengths, max_len), reply in zip(cases, replies, strict=True):
+        what = f"padding_mask({lengths}, {max_len})"
+        mask = as_mask(reply, what, (len(lengths), max_len))
+        _check_padding(mask, lengths, max_len, what)
+
+
+@check("padding_mask", "accepts_list_and_array")
+def padding_inputs(t: Trial) -> None:
+    max_len = int(t.rng.integers(4, 8))
+    lengths = [int(n) for n in t.rng.integers(1, max_len + 1, size=3)]
+    forms: list[tuple[str, Any]] = [
+        ("a list", list(lengths)),
+        ("a tuple", tuple(lengths)),
+        ("a 1-D int64 array", np.array(lengths, dtype=np.int64)),
+        ("a 1-D int32 array", np.array(lengths, dtype=np.int32)),
+    ]
+    replies = t.call_each([Args(value, max_len) for _, value in forms])
+    for (form, _), reply in zip(forms, replies, strict=True):
+        what = f"padding_mask(lengths, {max_len}) with lengths {lengths} given as {form}"
+        mask = as_mask(reply, what, (len(lengths), max_len))
+        _check_padding(mask, lengths, max_len, what)

@@ -1,0 +1,103 @@
+"""What the NumPy checks share: reading what a function returned (masks, pairs, sums) and
+drawing attention inputs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from grader.checks.base import (
+    Args,
+    CheckFailed,
+    Trial,
+    as_array,
+    as_pair,
+    discrepancy,
+    expect_shape,
+    fmt_index,
+)
+
+
+def num(value: Any) -> str:
+    """A student's value for a message (NaN and inf print as such)."""
+    return f"{float(value):.3g}"
+
+
+def first_true(bad: np.ndarray) -> tuple[int, ...]:
+    return tuple(int(i) for i in np.argwhere(bad)[0])
+
+
+def in_dtype_of(student: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """``value`` (derived from the student's data) cast to the student's float dtype, so that
+    ``expect_close`` picks the tolerance the student's precision deserves."""
+    return value.astype(student.dtype) if student.dtype.kind == "f" else value
+
+
+def expect_real(arr: np.ndarray, what: str) -> None:
+    if arr.dtype.kind not in "fiub":
+        raise CheckFailed(f"{what} has dtype {arr.dtype}, expected real numbers")
+
+
+def expect_sums_to_one(t: Trial, arr: np.ndarray, what: str, axis: int = -1,
+                       slices: str = "row") -> None:
+    expect_real(arr, what)
+    sums = np.asarray(arr, dtype=np.float64).sum(axis=axis)
+    off = discrepancy(t, sums, np.ones_like(sums), dtype=arr.dtype)
+    if off is None:
+        return
+    size = f"off by {off.error:.1e}, tolerance {off.tolerance:.1e}"
+    if sums.ndim == 0:
+        raise CheckFailed(f"{what} sums to {num(sums)}, not 1 ({size})", off.margin)
+    raise CheckFailed(f"{slices} {fmt_index(off.index)} of {what} sums to {num(sums[off.index])}, "
+                      f"not 1 ({size})", off.margin)
+
+
+def as_mask(value: Any, what: str, shape: Sequence[int]) -> np.ndarray:
+    """A returned mask as bool; 0/1 numbers are accepted here (the dtype has its own check)."""
+    arr = as_array(value, what)
+    expect_shape(arr, shape, what)
+    if arr.dtype == np.bool_:
+        return arr
+    if arr.dtype.kind in "iuf" and np.isin(arr, (0, 1)).all():
+        return arr.astype(bool)
+    raise CheckFailed(f"{what} holds values other than True/False (True = may attend)")
+
+
+def mask_text(mask: np.ndarray | None) -> str:
+    return "" if mask is None else f", mask {mask.shape}"
+
+
+def batch_where(index: tuple[int, ...], batch_dims: int) -> str:
+    return f" of batch element {fmt_index(index[:batch_dims])}" if batch_dims else ""
+
+
+def draw_qkv(rng: np.random.Generator, batch: tuple[int, ...], lq: int, lk: int, dk: int, dv: int,
+         scale: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return (rng.normal(scale=scale, size=batch + (lq, dk)),
+            rng.normal(scale=scale, size=batch + (lk, dk)),
+            rng.normal(size=batch + (lk, dv)))
+
+
+def describe_shapes(*arrays: np.ndarray, names: str = "QKV") -> str:
+    return ", ".join(f"{n} {tuple(a.shape)}" for n, a in zip(names, arrays, strict=False))
+
+
+def attention_pair(reply: Any, what: str, *, numpy_only: bool = False,
+               first: str = "output") -> tuple[np.ndarray, np.ndarray]:
+    out, weights = as_pair(reply, what)
+    return (as_array(out, f"the {first} of {what}", numpy_only=numpy_only),
+            as_array(weights, f"the weights of {what}", numpy_only=numpy_only))
+
+
+def expect_outputs(reply: Any, what: str, shapes: tuple[Sequence[int], Sequence[int]],
+                    first: str = "output") -> None:
+    """The shape check of a function that returns ``(first, weights)``: two plain arrays."""
+    out, weights = attention_pair(reply, what, numpy_only=True, first=first)
+    expect_shape(out, shapes[0], f"the {first} of {what}")
+    expect_shape(weights, shapes[1], f"the weights of {what}")
+
+
+def masked_args(args: Sequence[Any], mask: np.ndarray | None) -> Args:
+    return Args(*args) if mask is None else Args(*args, mask=mask)

@@ -1,0 +1,57 @@
+"""``feedback/<student>.md``: per item, which property failed and how; cells that raised;
+what the student's code printed. One file per student, written as the result arrives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..bundle import Bundle
+from ..report import fmt_points
+from ..results import RunInfo, SubmissionResult
+
+
+class FeedbackMarkdown:
+    def __init__(self, out_dir: Path) -> None:
+        self.folder = out_dir / "feedback"
+
+    def start(self, bundle: Bundle, run: RunInfo) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+
+    def add(self, result: SubmissionResult) -> None:
+        (self.folder / f"{result.student}.md").write_text(feedback(result), encoding="utf-8")
+
+    def close(self) -> None:
+        return None
+
+
+def feedback(result: SubmissionResult) -> str:
+    """The student's feedback in Markdown: what passed, which property failed and how."""
+    lines = [f"# Feedback for {result.student}", "",
+             f"**Score: {fmt_points(result.score)} / {fmt_points(result.max_score)}**", ""]
+    for nb in result.notebooks:
+        if nb.failure:
+            lines += [f"> **{nb.notebook}**: {nb.failure}", ""]
+        for number, error in nb.cell_errors:
+            lines += [f"> {nb.notebook}, cell {number} raised `{_one_line(error)}` while the notebook ran "
+                      "(the following cells still ran).", ""]
+    lines += ["| item | points |", "| --- | --- |"]
+    lines += [f"| `{item.name}` | {fmt_points(item.earned)} / {fmt_points(item.points)} |" for item in result.items]
+    lines.append("")
+    for item in result.items:
+        failed = [c for c in item.checks if not c.passed]
+        if not failed and not item.output:
+            continue
+        lines += [f"## `{item.name}`: {fmt_points(item.earned)} / {fmt_points(item.points)}", ""]
+        for c in item.checks:
+            mark = "passed" if c.passed else "**failed**"
+            detail = "" if c.passed else f": {c.message}"
+            lines.append(f"- `{c.name}` ({fmt_points(c.points)} pt) {mark}{detail}")
+        if item.output:
+            lines += ["", "Your code printed:", "", "```text", item.output.replace("```", "ʼʼʼ"), "```"]
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def _one_line(text: str) -> str:
+    first = text.strip().splitlines()[-1] if text.strip() else text
+    return first.replace("`", "'")[:300]

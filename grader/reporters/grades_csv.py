@@ -1,0 +1,38 @@
+"""``grades.csv``: ``student, score, max_score``, then one column per graded item, sorted by
+student; written whole at the end (only one small row per student is kept until then)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from ..bundle import Bundle
+from ..config import Assignment
+from ..report import fmt_points
+from ..results import RunInfo, SubmissionResult
+
+
+class GradesCsv:
+    def __init__(self, out_dir: Path) -> None:
+        self.path = out_dir / "grades.csv"
+        self.rows: list[tuple[str, float, list[float]]] = []
+        self.assignment: Assignment | None = None
+
+    def start(self, bundle: Bundle, run: RunInfo) -> None:
+        self.assignment = bundle.assignment
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def add(self, result: SubmissionResult) -> None:
+        assert self.assignment is not None, "start() first"
+        by_item = {item.name: item.earned for item in result.items}
+        self.rows.append((result.student, result.score, [by_item.get(i.name, 0.0) for i in self.assignment.items]))
+
+    def close(self) -> None:
+        assert self.assignment is not None, "start() first"
+        self.rows.sort(key=lambda row: row[0])
+        with open(self.path, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["student", "score", "max_score", *(i.name for i in self.assignment.items)])
+            for student, score, items in self.rows:
+                writer.writerow([student, fmt_points(score), fmt_points(self.assignment.max_score),
+                                 *(fmt_points(p) for p in items)])

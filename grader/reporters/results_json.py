@@ -1,0 +1,39 @@
+"""``results.json``: every student's result (each check's outcome and message) as it arrives,
+then the run (seed, isolation). Streamed: nothing of a student stays in memory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TextIO
+
+from ..bundle import Bundle
+from ..results import RunInfo, SubmissionResult
+
+
+class ResultsJson:
+    def __init__(self, out_dir: Path) -> None:
+        self.path = out_dir / "results.json"
+        self.run: RunInfo | None = None
+        self._file: TextIO | None = None
+        self._first = True
+
+    def start(self, bundle: Bundle, run: RunInfo) -> None:
+        self.run = run
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = open(self.path, "w", encoding="utf-8")
+        self._file.write('{"students": [\n')
+
+    def add(self, result: SubmissionResult) -> None:
+        assert self._file is not None, "start() first"
+        if not self._first:
+            self._file.write(",\n")
+        self._first = False
+        json.dump(result.to_json(), self._file, ensure_ascii=False)
+
+    def close(self) -> None:
+        assert self._file is not None and self.run is not None, "start() first"
+        self._file.write('\n],\n"run": ')
+        json.dump(self.run.to_json(), self._file, ensure_ascii=False, indent=1)
+        self._file.write("}\n")
+        self._file.close()
