@@ -15,6 +15,8 @@ class CheckResult:
     earned: float
     passed: bool
     message: str  # why it failed, in terms of the property that broke; "" when passed
+    # A failed tolerance comparison: its worst error / tolerance; None for any other outcome.
+    margin: float | None = None
 
 
 @dataclass(frozen=True)
