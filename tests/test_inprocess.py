@@ -35,3 +35,10 @@ def test_a_request_that_runs_too_long_is_a_timeout_and_the_runner_goes_on():
 
 def test_without_a_limit_a_quick_call_answers():
     assert runner(None).request(call("quick")) == {"value": [2]}
+
+
+def test_every_call_of_a_request_that_runs_too_long_is_stopped():
+    r = runner(0.2)
+    request = wire.Calls("forever", tuple((wire.encode([1]), wire.encode({})) for _ in range(3)))
+    with pytest.raises(ItemTimeout):
+        r.request(request)
