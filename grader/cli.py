@@ -45,6 +45,10 @@ def main(argv: list[str] | None = None) -> int:
     release.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
     release.add_argument("--source", type=Path, help="folder of the source notebooks (default: the bundle's)")
 
+    gradescope = commands.add_parser("gradescope", help="build a Gradescope autograder zip (setup.sh, run_autograder)")
+    gradescope.add_argument("--out", type=Path, required=True, help="the zip to write (e.g. autograder.zip)")
+    gradescope.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
+
     audit = commands.add_parser("audit", help="prove the checks: reference full, stubs zero, mutants caught")
     audit.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
     audit.add_argument("--seed", type=int, default=None)
@@ -63,6 +67,13 @@ def main(argv: list[str] | None = None) -> int:
 
             for path in release_assignment(load_bundle(args.assignment), args.out, args.source):
                 print(path)
+            return 0
+        if args.command == "gradescope":
+            from .bundle import load_bundle
+            from .gradescope import build_zip
+
+            names = build_zip(load_bundle(args.assignment), args.out)
+            print(f"wrote {args.out} ({len(names)} files): upload it as the autograder; see the README")
             return 0
         from .audit import run_audit
 
