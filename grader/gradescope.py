@@ -18,6 +18,7 @@ and the properties that broke) and its ``output``, never the autograder's log.
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import os
 import re
 import shutil
@@ -157,6 +158,7 @@ def run_autograder(root: Path) -> int:
 
     results = root / "results"
     results.mkdir(parents=True, exist_ok=True)
+    print(f"grader {__version__} from {Path(__file__).resolve().parent}", flush=True)
     with tempfile.TemporaryDirectory(prefix="grader-gradescope-") as tmp:
         class_dir, out = Path(tmp) / "class", Path(tmp) / "out"
         shutil.copytree(root / "submission", class_dir / STUDENT, symlinks=True)
@@ -177,9 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     except Exception:
         traceback.print_exc()  # into the log, hidden from the student
         (root / "results").mkdir(parents=True, exist_ok=True)
-        (root / "results" / "results.json").write_text(
-            '{"score": 0, "output": "The autograder could not grade this submission; please tell your '
-            'instructor.", "stdout_visibility": "hidden", "tests": []}\n', encoding="utf-8")
+        failed = {"score": 0, "execution_time": 0, "stdout_visibility": "hidden", "tests": [],
+                  "output": "The autograder could not grade this submission; please tell your instructor."}
+        (root / "results" / "results.json").write_text(json.dumps(failed) + "\n", encoding="utf-8")
         return 1
 
 
