@@ -5,33 +5,22 @@ why it failed), visible to the student; the autograder's own log (``stdout``) st
 
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
+from typing import Any
 
-from ..bundle import Bundle
-from ..filenames import safe_name
 from ..report import fmt_points
-from ..results import RunInfo, SubmissionResult
-from .text import check_output, submission_notes
+from ..results import SubmissionResult
+from .text import JsonPerStudent, check_output, submission_notes
 
 
-class Gradescope:
-    def __init__(self, out_dir: Path) -> None:
-        self.folder = out_dir / "gradescope"
+class Gradescope(JsonPerStudent):
+    folder_name = "gradescope"
 
-    def start(self, bundle: Bundle, run: RunInfo) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-
-    def add(self, result: SubmissionResult) -> None:
-        path = self.folder / f"{safe_name(result.student)}.json"
-        path.write_text(json.dumps(results(result), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-
-    def close(self) -> None:
-        return None
+    def render(self, result: SubmissionResult) -> dict[str, Any]:
+        return results(result)
 
 
-def results(result: SubmissionResult) -> dict[str, object]:
+def results(result: SubmissionResult) -> dict[str, Any]:
     """The student's results in Gradescope's format."""
     tests = [
         {"name": f"{item.name}: {check.name}", "score": check.earned, "max_score": check.points,

@@ -6,32 +6,21 @@ is not gradable (PrairieLearn then does not count the attempt)."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from typing import Any
 
-from ..bundle import Bundle
-from ..filenames import safe_name
 from ..report import fmt_points
-from ..results import RunInfo, SubmissionResult
-from .text import all_unusable, check_output, submission_notes
+from ..results import SubmissionResult
+from .text import JsonPerStudent, all_unusable, check_output, submission_notes
 
 
-class PrairieLearn:
-    def __init__(self, out_dir: Path) -> None:
-        self.folder = out_dir / "prairielearn"
+class PrairieLearn(JsonPerStudent):
+    folder_name = "prairielearn"
 
-    def start(self, bundle: Bundle, run: RunInfo) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-
-    def add(self, result: SubmissionResult) -> None:
-        path = self.folder / f"{safe_name(result.student)}.json"
-        path.write_text(json.dumps(results(result), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-
-    def close(self) -> None:
-        return None
+    def render(self, result: SubmissionResult) -> dict[str, Any]:
+        return results(result)
 
 
-def results(result: SubmissionResult) -> dict[str, object]:
+def results(result: SubmissionResult) -> dict[str, Any]:
     """The student's results in PrairieLearn's format."""
     notes = submission_notes(result)
     tests = [

@@ -1,8 +1,39 @@
-"""Plain-text pieces shared by the per-check formats (JUnit, PrairieLearn, Gradescope)."""
+"""What the per-check formats (JUnit, PrairieLearn, Gradescope) share: the texts of a check
+and of a submission, and one JSON file per student."""
 
 from __future__ import annotations
 
-from ..results import CheckResult, ItemResult, SubmissionResult
+import json
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ..bundle import Bundle
+from ..filenames import safe_name
+from ..results import CheckResult, ItemResult, RunInfo, SubmissionResult
+
+
+class JsonPerStudent(ABC):
+    """A reporter writing ``<folder>/<student>.json`` (``render``'s dict) as each result arrives."""
+
+    folder_name: ClassVar[str]
+
+    def __init__(self, out_dir: Path) -> None:
+        self.folder = out_dir / self.folder_name
+
+    @abstractmethod
+    def render(self, result: SubmissionResult) -> dict[str, Any]:
+        """The student's results in the format."""
+
+    def start(self, bundle: Bundle, run: RunInfo) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+
+    def add(self, result: SubmissionResult) -> None:
+        text = json.dumps(self.render(result), ensure_ascii=False, indent=1) + "\n"
+        (self.folder / f"{safe_name(result.student)}.json").write_text(text, encoding="utf-8")
+
+    def close(self) -> None:
+        return None
 
 
 def check_output(item: ItemResult, check: CheckResult) -> str:
