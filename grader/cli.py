@@ -147,9 +147,11 @@ def _grade_course(args: argparse.Namespace, grade_class: Any, options: dict[str,
     from .bundle import load_bundle
     from .reporters.nbgrader_gradebook import NbgraderGradebook, class_view, open_course
 
-    assignment_id = args.assignment_id or load_bundle(args.assignment).name
-    course = open_course(args.nbgrader, assignment_id)
-    out = args.out if args.out is not None else course.root / "grader-reports" / assignment_id
+    bundle = load_bundle(args.assignment)
+    course = open_course(args.nbgrader, args.assignment_id or bundle.name)
+    gradebook = NbgraderGradebook(course)
+    gradebook.check(bundle)  # a course that does not match the bundle is told before anything runs
+    out = args.out if args.out is not None else course.root / "grader-reports" / course.assignment_id
     with class_view(course) as view:
         # The course holds the solutions (source/) and every student's work: no sandbox sees it.
-        return grade_class(view, out, stages=[NbgraderGradebook(course)], hide=[course.root], **options)
+        return grade_class(view, out, stages=[gradebook], hide=[course.root], **options)

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from grader.bundle import load_bundle
 from grader.config import DEFAULT_ASSIGNMENT
@@ -131,10 +132,15 @@ def test_course_mistakes_are_one_line_errors(course: Path, tmp_path: Path):
     assert not (tmp_path / "o").exists()
 
 
-def test_without_the_course_extra():
-    code = ("import sys; sys.modules['nbgrader'] = None\nfrom grader.cli import main\n"
-            "sys.exit(main(sys.argv[1:]))")
-    proc = subprocess.run([sys.executable, "-c", code, "grade", "--nbgrader", "course"], capture_output=True,
-                          text=True, timeout=120)
-    assert proc.returncode == 2 and proc.stderr.strip().count("\n") == 0
-    assert "--nbgrader needs nbgrader" in proc.stderr and "pip install 'attention-autograder[course]'" in proc.stderr
+def test_a_bundle_that_does_not_match_the_gradebook_grades_nothing(course: Path, tmp_path: Path):
+    config = yaml.safe_load(DEFAULT_ASSIGNMENT.read_text(encoding="utf-8"))
+    config["items"]["softmax"]["checks"]["returns_array_of_input_shape"] = 2  # softmax now worth 11
+    config["bundle"] = {**config["bundle"], "checks": str(BUNDLE.root / "checks"),
+                        "reference": str(BUNDLE.reference_dir), "catalogue": str(BUNDLE.catalogue_dir)}
+    (tmp_path / "assignment.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    before = (course / "gradebook.db").read_bytes()
+    proc = grade("--nbgrader", str(course), "--assignment", str(tmp_path / "assignment.yaml"),
+                 "--out", str(tmp_path / "o"))
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "attention/attention_numpy/test_softmax is worth 10 points in the gradebook, 11 in" in proc.stderr
+    assert (course / "gradebook.db").read_bytes() == before and not (tmp_path / "o").exists()

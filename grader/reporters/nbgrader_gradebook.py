@@ -98,7 +98,11 @@ class NbgraderGradebook:
         self.scores: dict[str, dict[tuple[str, str], float]] = {}  # student -> (notebook, grade id) -> score
 
     def start(self, bundle: Bundle, run: RunInfo) -> None:
-        """Check that the gradebook has a grade cell for every item, with the YAML's points."""
+        self.check(bundle)
+
+    def check(self, bundle: Bundle) -> None:
+        """That the gradebook has a grade cell for every item, with the YAML's points; a
+        ValueError (one line) saying which does not."""
         assignment = self.course.assignment_id
         with self._gradebook() as gradebook:
             from nbgrader.api import MissingEntry
