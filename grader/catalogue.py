@@ -1,14 +1,18 @@
 """The catalogue of typical mistakes (mutants) and correct alternatives.
 
 Each entry is a small ``.py`` file under ``mutants/`` or ``alternatives/`` of the bundle's
-catalogue folder. Its header says which graded item it
-rewrites; its code is appended to the reference module of that item's notebook, so the
-new definition replaces the reference's one and nothing else changes::
+catalogue folder. Its header says which graded item it rewrites (and, for a mutant,
+optionally the checks of that item it must fail); its code is appended to the reference
+module of that item's notebook, so the new definition replaces the reference's one and
+nothing else changes::
 
     \"\"\"relu that leaks: negative inputs keep a tenth of their value.\"\"\"
     # item: relu
+    # loses: matches_reference
     import numpy as np
     def relu(x): ...
+
+Ports of public code name their source in a comment.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from pathlib import Path
 from .bundle import Bundle
 
 _ITEM_LINE = re.compile(r"^# item: *(\S+) *$", re.MULTILINE)
+_LOSES_LINE = re.compile(r"^# loses: *(.+?) *$", re.MULTILINE)
 
 
 class CatalogueError(ValueError):
@@ -35,6 +40,7 @@ class Entry:
     notebook: str
     description: str
     code: str
+    loses: tuple[str, ...] = ()  # a mutant: checks of its item it must fail (besides any others)
 
 
 def load_catalogue(bundle: Bundle, kinds: tuple[str, ...] = ("mutant", "alternative")) -> list[Entry]:
@@ -61,7 +67,15 @@ def _entry(path: Path, kind: str, bundle: Bundle) -> Entry:
         item = assignment.item(match.group(1))
     except KeyError:
         raise CatalogueError(f"{path}: item {match.group(1)!r} is not a graded item of {assignment.path}") from None
-    return Entry(path.stem, kind, item.name, item.notebook, doc.splitlines()[0], code)
+    loses = _LOSES_LINE.search(code)
+    checks = tuple(c.strip() for c in loses.group(1).split(",")) if loses else ()
+    if checks and kind != "mutant":
+        raise CatalogueError(f"{path}: only a mutant has a '# loses:' line")
+    for check in checks:
+        if check not in dict(item.checks):
+            raise CatalogueError(f"{path}: '# loses: {check}' is not a check of {item.name} "
+                                 f"(its checks: {', '.join(name for name, _ in item.checks)})")
+    return Entry(path.stem, kind, item.name, item.notebook, doc.splitlines()[0], code, checks)
 
 
 def write_submission(folder: Path, bundle: Bundle, entry: Entry | None = None) -> Path:

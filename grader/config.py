@@ -22,6 +22,10 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class Tolerance:
+    """An entry ``e`` of an expected result, returned as ``g``, passes when
+    ``|g - e| <= atol * s + rtol * |e|``, ``s`` being the scale of ``e``'s row (the largest
+    ``|entry|`` along the last axis, at least 1): see ``grader.checks.base.close_mask``."""
+
     rtol: float
     atol: float
 
@@ -143,6 +147,9 @@ def parse_assignment(raw: Any, path: Path, known_checks: dict[str, set[str]] | N
                 rtol=number(tol["rtol"], f"{key}.{dtype}.rtol", positive=False),
                 atol=number(tol["atol"], f"{key}.{dtype}.atol", positive=False),
             )
+            for name in ("rtol", "atol"):
+                if getattr(table[dtype], name) < 0:
+                    raise fail(f"{key}.{dtype}.{name}", f"must not be negative, got {tol[name]!r}")
         if require:
             for dtype in ("float64", "float32"):
                 if dtype not in table:

@@ -26,7 +26,7 @@ from .pool import Scheduler, dask, default_jobs, local
 from .report import Summary, Tally
 from .reporters import DEFAULT_REPORTERS, Stage, open_reporter, reporter_class
 from .results import RunInfo, SubmissionResult, zero_submission
-from .sandbox.policy import probe
+from .sandbox.policy import keep_from_same_uid, probe
 from .worker import Job
 
 
@@ -102,11 +102,14 @@ def grade_class(
     seed = secrets.randbelow(2**31) if seed is None else seed
     jobs = jobs or default_jobs()
     isolation = probe()
+    if isolation.degraded:
+        keep_from_same_uid()  # this process writes the results
     for note in isolation.notes:
         log(f"warning: sandbox degraded: {note}")
     run = RunInfo(seed, str(bundle.assignment.path), str(class_dir), __version__, jobs, scheduler or "local",
-                  isolation.namespaces, isolation.drop_uid, isolation.notes, time.strftime("%Y-%m-%dT%H:%M:%S%z"))
-    log(f"grading {len(folders)} submissions with seed {seed} ({jobs} workers)")
+                  isolation.mode, isolation.namespaces, isolation.drop_uid, isolation.notes,
+                  time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+    log(f"grading {len(folders)} submissions with seed {seed} ({jobs} workers, sandbox: {isolation.mode})")
     started = time.perf_counter()
     tally = Tally(bundle.assignment)
     chosen = dask(scheduler) if scheduler else local(jobs)

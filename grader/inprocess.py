@@ -6,6 +6,8 @@ comparisons: nbgrader's hidden-test cells (``assert_item``) and the benchmark's 
 
 from __future__ import annotations
 
+import signal
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -14,34 +16,68 @@ from .bundle import Bundle, load_bundle
 from .config import DEFAULT_ASSIGNMENT
 from .load import SourceFile
 from .run import run_item
-from .runner import ItemOutput, LoadReport
+from .runner import ItemOutput, ItemTimeout, LoadReport
 from .sandbox import serve
+
+
+class _Overrun(BaseException):
+    """Raised into student code by the timer: a BaseException, which ``except Exception`` lets by."""
 
 
 class InProcessRunner:
     """A runner over a namespace in this process; replies pass through the wire format
-    so the checks see exactly what the sandbox would send."""
+    so the checks see exactly what the sandbox would send.
 
-    def __init__(self, namespace: dict[str, Any], load: LoadReport | None = None):
+    With ``seconds``, a request that runs longer raises ``ItemTimeout``, as the sandbox's
+    does: a timer interrupts Python code (not a long call inside C), in the main thread only.
+    """
+
+    def __init__(self, namespace: dict[str, Any], load: LoadReport | None = None, seconds: float | None = None):
         self.namespace = namespace
         self.load = load or LoadReport((), "")
+        self.seconds = seconds
 
     @classmethod
-    def from_source(cls, source: SourceFile) -> InProcessRunner:
+    def from_source(cls, source: SourceFile, seconds: float | None = None) -> InProcessRunner:
         namespace = serve.new_namespace(source.notebook)
         errors = []
         for cell in source.cells:
             error = serve.exec_cell(cell.number, cell.source, namespace)
             if error is not None:
                 errors.append((cell.number, error))
-        return cls(namespace, LoadReport(tuple(errors), "", source.problem))
+        return cls(namespace, LoadReport(tuple(errors), "", source.problem), seconds)
 
     def begin_item(self, item: str) -> None:
         return None
 
     def request(self, message: wire.Request) -> Any:
-        reply = serve.handle(message.to_json(), self.namespace)
+        if self.seconds is None or threading.current_thread() is not threading.main_thread():
+            reply = serve.handle(message.to_json(), self.namespace)
+        else:
+            reply = self._timed(message)
         return wire.parse(wire.pack(reply)[wire.HEADER_SIZE:])
+
+    def _timed(self, message: wire.Request) -> Any:
+        assert self.seconds is not None
+        overran = False
+
+        def overrun(signum: int, frame: Any) -> None:
+            nonlocal overran
+            overran = True
+            raise _Overrun
+
+        previous = signal.signal(signal.SIGALRM, overrun)
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        try:
+            reply = serve.handle(message.to_json(), self.namespace)  # it turns _Overrun into a reply
+        except _Overrun:
+            reply = None
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        if overran:
+            raise ItemTimeout(f"the time limit of {self.seconds:g} s ran out")
+        return reply
 
     def end_item(self) -> ItemOutput:
         return ItemOutput("", 0)

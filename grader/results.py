@@ -15,6 +15,8 @@ class CheckResult:
     earned: float
     passed: bool
     message: str  # why it failed, in terms of the property that broke; "" when passed
+    # A failed tolerance comparison: its worst error / tolerance; None for any other outcome.
+    margin: float | None = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,7 @@ class RunInfo:
     grader_version: str
     jobs: int
     scheduler: str  # "local" or the Dask scheduler's address
+    sandbox: str  # the isolation rung: root-namespaces, user-namespaces, landlock or degraded
     namespaces: bool
     drop_uid: bool
     notes: tuple[str, ...]  # how the sandbox is degraded on this host
@@ -95,7 +98,8 @@ class RunInfo:
         return {
             "seed": self.seed, "assignment": self.assignment, "class": self.class_dir,
             "grader_version": self.grader_version, "jobs": self.jobs, "scheduler": self.scheduler,
-            "sandbox": {"namespaces": self.namespaces, "drop_uid": self.drop_uid, "notes": list(self.notes)},
+            "sandbox": {"mode": self.sandbox, "namespaces": self.namespaces, "drop_uid": self.drop_uid,
+                        "notes": list(self.notes)},
             "started": self.started,
         }
 

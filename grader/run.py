@@ -95,7 +95,7 @@ def run_item(item: Item, runner: Runner, seed: int, registry: Registry) -> tuple
         try:
             registry.get(item.name, name)(trial)
         except CheckFailed as failed:
-            checks.append(CheckResult(name, points, 0.0, False, failed.message))
+            checks.append(CheckResult(name, points, 0.0, False, failed.message, failed.margin))
         except RunnerLost as lost:
             alive = False
             error = lost.why

@@ -90,6 +90,18 @@ def test_audit_table_has_every_case(audit_run: subprocess.CompletedProcess[str])
     assert f"alternatives: {alternatives}/{alternatives} with full marks" in audit_run.stdout
 
 
+def test_audit_reports_each_mutants_margin(audit_run: subprocess.CompletedProcess[str]) -> None:
+    mutants = {e.name for e in load_catalogue(BUNDLE, ("mutant",))}
+    lines = audit_run.stdout.splitlines()
+    start = lines.index("margins (worst error / tolerance of the check that caught each mutant; narrowest first):")
+    end = next(k for k in range(start, len(lines)) if lines[k].startswith("narrowest margin: x"))
+    rows = [line.split() for line in lines[start + 1:end]]
+    assert {row[0] for row in rows} == mutants
+    ratios = [float(row[2][1:]) for row in rows if row[2].startswith("x")]
+    assert ratios == sorted(ratios) and ratios[0] > 10, ratios  # narrowest first, far outside
+    assert all(row[2].startswith("x") or row[2] == "exact" for row in rows), rows
+
+
 # ---- the automatic mutants ----------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -257,7 +269,8 @@ def _caught_by_in_process(assignment, entry, seed: int) -> list[str]:  # type: i
     from grader.run import run_item
 
     source = reference_source(entry.notebook) + "\n\n" + entry.code
-    runner = InProcessRunner.from_source(SourceFile(entry.notebook, f"{entry.notebook}.py", (Cell(1, source),)))
+    runner = InProcessRunner.from_source(SourceFile(entry.notebook, f"{entry.notebook}.py", (Cell(1, source),)),
+                                         seconds=2)
     result, _ = run_item(assignment.item(entry.item), runner, seed, BUNDLE.checks)
     return [c.name for c in result.checks if not c.passed]
 
@@ -314,3 +327,24 @@ def test_auto_mutants_and_unreleasable_stubs_in_one_small_run(tmp_path: Path) ->
     killed = sum(r.killed for r in report.auto)
     assert f"automatic mutants: {killed}/4 killed" in text and f"4 graded of {generated} generated" in text
     assert "audit FAILED: 1 miss(es): stubs released notebooks" in text
+
+
+def test_a_mutant_that_passes_a_check_its_header_names_is_a_miss(tmp_path: Path) -> None:
+    """`# loses:` is checked: a mutant caught by other checks, but not by one it names, is a MISS;
+    a mutant that is caught gets its margin."""
+    pytest.importorskip("torch", reason="the reference's torch items need torch to get full marks")
+    path = copy_of_the_yaml(tmp_path)
+    mutants = tmp_path / "catalogue" / "mutants"
+    mutants.mkdir(parents=True)
+    source = BUNDLE.catalogue_dir / "mutants"
+    blocked = (source / "sdpa_tf_tutorial_blocked_mask.py").read_text(encoding="utf-8")
+    blocked = blocked.replace("# loses: ", "# loses: output_and_weight_shapes, ")
+    (mutants / "blocked.py").write_text(blocked, encoding="utf-8")
+    shutil.copy(source / "sdpa_no_scale.py", mutants)
+    out = io.StringIO()
+    code = run_audit(path, seed=SEED, stubs=False, file=out)
+    text = out.getvalue()
+    assert code == 1, text
+    assert re.search(r"^mutant +blocked +scaled_dot_product_attention +MISS .*"
+                     r"caught, but it passes output_and_weight_shapes, which it must fail", text, re.MULTILINE), text
+    assert re.search(r"^  sdpa_no_scale +scaled_dot_product_attention +x\d\.\de\+0\d \(", text, re.MULTILINE), text

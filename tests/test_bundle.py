@@ -138,7 +138,7 @@ def test_a_toy_bundle_is_graded_by_the_real_cli(toy: Path, toy_class: Path, tmp_
     assert {row[0]: row[1:] for row in rows[1:]} == {"alice": ["3", "3", "3"], "bob": ["1", "3", "1"],
                                                     "carol": ["0", "3", "0"]}
     bob = (out / "feedback" / "bob.md").read_text(encoding="utf-8")
-    assert "`matches_reference` (2 pt) **failed**" in bob and "do not match max(x, 0)" in bob
+    assert "`matches_reference` (2 pt) **failed**" in bob and "differs from max(x, 0): by up to" in bob
     run = json.loads((out / "results.json").read_text(encoding="utf-8"))["run"]
     assert run["assignment"] == str(toy / "assignment.yaml")
 

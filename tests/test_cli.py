@@ -96,7 +96,7 @@ def test_each_sample_student_gets_exactly_its_grade(run):
 def test_results_json_records_the_seed_sandbox_and_every_check(run):
     data = json.loads((run[0] / "results.json").read_text())
     assert data["run"]["seed"] == 11
-    assert set(data["run"]["sandbox"]) == {"namespaces", "drop_uid", "notes"}
+    assert set(data["run"]["sandbox"]) == {"mode", "namespaces", "drop_uid", "notes"}
     ada = next(s for s in data["students"] if s["student"] == "Ada Lovelace")
     assert all(c["passed"] for item in ada["items"] for c in item["checks"])
     lukasz = next(s for s in data["students"] if s["student"] == "Łukasz Nowak")

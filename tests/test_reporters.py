@@ -16,7 +16,7 @@ from grader.results import CheckResult, ItemResult, NotebookReport, RunInfo, Sub
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment
-RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", True, True, ("a note",), "today")
+RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", "root-namespaces", True, True, ("a note",), "today")
 
 
 def result(student: str, failing: str | None = None) -> SubmissionResult:

@@ -23,6 +23,7 @@ from ..load import discover
 from ..pool import default_jobs, local
 from ..results import ItemResult, SubmissionResult
 from ..sandbox.policy import probe
+from .margin import Margin, mutant_margin
 from .mutants import AutoMutant, auto_mutants
 
 ALL_ITEMS = "(all)"
@@ -40,6 +41,7 @@ class CaseResult:
     verdict: str  # "ok", "caught" (a mutant that lost points on its item, only there) or "MISS"
     checks: tuple[str, ...]  # mutant: the checks that caught it; otherwise the checks that failed
     detail: str = ""  # why a MISS is one, or a note
+    margin: Margin | None = None  # a caught mutant: how far outside the tolerance it landed
 
     @property
     def missed(self) -> bool:
@@ -246,7 +248,12 @@ def _judge(case: _Case, result: SubmissionResult) -> CaseResult:
     if elsewhere:
         return CaseResult("mutant", entry.name, entry.item, "MISS", caught_by + tuple(elsewhere),
                           "caught, but it also lost points on other items" + crash)
-    return CaseResult("mutant", entry.name, entry.item, "caught", caught_by, crash.lstrip("; "))
+    missing = [check for check in entry.loses if check not in caught_by]
+    if missing:
+        return CaseResult("mutant", entry.name, entry.item, "MISS", caught_by,
+                          f"caught, but it passes {', '.join(missing)}, which it must fail" + crash)
+    return CaseResult("mutant", entry.name, entry.item, "caught", caught_by, crash.lstrip("; "),
+                      mutant_margin(own))
 
 
 def _judge_stubs(case: _Case, result: SubmissionResult) -> CaseResult:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from .cases import AuditReport, AutoResult
+from .margin import print_margins
 from .mutants import AutoMutant
 
 
@@ -35,6 +36,7 @@ def print_report(report: AuditReport, file: TextIO | None = None) -> None:
     false_fails = [c for c in alternatives if c.missed]
     say(f"alternatives: {len(alternatives) - len(false_fails)}/{len(alternatives)} with full marks"
         + (f"; false fails: {', '.join(c.name for c in false_fails)}" if false_fails else ""))
+    print_margins([(c.name, c.item, c.margin) for c in report.cases if c.margin is not None], say)
     if report.auto or report.auto_generated:
         _print_auto(report, say)
     if report.ok:

@@ -24,9 +24,13 @@ if TYPE_CHECKING:
 
 
 class CheckFailed(Exception):
-    def __init__(self, message: str):
+    """``margin``: for a failed tolerance comparison, its worst error divided by the tolerance
+    there (how far outside the tolerance the submission landed); None for any other failure."""
+
+    def __init__(self, message: str, margin: float | None = None):
         super().__init__(message)
         self.message = message
+        self.margin = margin
 
 
 # Reference results depend only on (seed, item, check, n-th request), so a worker that
@@ -236,37 +240,97 @@ def expect_finite(arr: np.ndarray, what: str) -> None:
 def expect_close(t: Trial, actual: np.ndarray, expected: np.ndarray, what: str, against: str) -> None:
     """``actual`` matches ``expected`` within the tolerance for ``actual``'s dtype.
 
-    The message says where and how many entries break ``against`` (the property or
-    definition), never the expected numbers.
+    ``against`` names what ``expected`` is (the definition, a property); the message gives the
+    size of the worst error against its tolerance and where it is, never the expected numbers.
     """
     expected = np.asarray(expected)
     expect_shape(actual, expected.shape, what)
     if actual.dtype.kind not in "fiub":
         raise CheckFailed(f"{what} has dtype {actual.dtype}, expected real numbers")
-    ok = close_mask(t, actual, expected)
-    if not ok.all():
-        bad = np.argwhere(~ok)
-        first = tuple(bad[0])
-        value = float(actual[first])
-        detail = " (it is NaN)" if np.isnan(value) else (" (it is infinite)" if np.isinf(value) else "")
-        raise CheckFailed(
-            f"{len(bad)} of {actual.size} entries of {what} do not match {against}; "
-            f"the first is at {fmt_index(first)}{detail}"
-        )
+    off = discrepancy(t, actual, expected)
+    if off is not None:
+        raise CheckFailed(f"{what} differs from {against}: {off}", off.margin)
 
 
-def close_mask(t: Trial, actual: np.ndarray, expected: Any) -> np.ndarray:
-    """Elementwise ``|a - e| <= atol + rtol |e|`` with the tolerance of ``actual``'s dtype:
-    ``numpy.isclose``'s rule (NaN never close, an infinity only to itself) at a fraction of
-    its cost, which adds up over a class."""
-    tol = t.tolerance(actual.dtype if actual.dtype.kind == "f" else np.float64)
+@dataclass(frozen=True)
+class Discrepancy:
+    """The entries of a comparison that are outside the tolerance, and the worst of them (the
+    largest error for its tolerance)."""
+
+    outside: int
+    size: int
+    index: tuple[int, ...]
+    error: float  # |actual - expected| at the worst entry; NaN or inf when actual is not finite
+    tolerance: float  # what the worst entry was allowed
+
+    @property
+    def margin(self) -> float | None:
+        """How many tolerances the worst entry is off; None when that is not a finite number
+        (results.json is strict JSON: no inf)."""
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            ratio = np.float64(self.error) / np.float64(self.tolerance)
+        return float(ratio) if np.isfinite(ratio) else None
+
+    def amount(self) -> str:
+        """'by up to 1.2e-03 (tolerance 2.0e-05)': sizes, never values."""
+        return f"by up to {self.error:.1e} (tolerance {self.tolerance:.1e})"
+
+    def sizes(self) -> str:
+        """'by up to 1.2e-03 (tolerance 2.0e-05) at [0, 1]', or 'the entry at [0, 1] is NaN'."""
+        if not np.isfinite(self.error):
+            kind = "NaN" if np.isnan(self.error) else "infinite"
+            return f"the entry at {fmt_index(self.index)} is {kind}"
+        return f"{self.amount()} at {fmt_index(self.index)}"
+
+    def __str__(self) -> str:
+        return f"{self.sizes()}; {self.outside} of {self.size} entries are outside the tolerance"
+
+
+def discrepancy(t: Trial, actual: np.ndarray, expected: Any, dtype: Any = None) -> Discrepancy | None:
+    """Where ``actual`` is outside the tolerance around ``expected`` (see :func:`close_mask`),
+    or None when it is inside everywhere. ``dtype`` picks the tolerance (default: ``actual``'s)."""
+    ok, error, allowed = _band(t, actual, expected, dtype)
+    if ok.all():
+        return None
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        ratio = np.where(ok, -1.0, error / allowed)
+    ratio[np.isnan(ratio)] = np.inf
+    worst = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+    return Discrepancy(int(ok.size - ok.sum()), int(ok.size), tuple(int(i) for i in worst),
+                       float(error[worst]), float(allowed[worst]))
+
+
+def close_mask(t: Trial, actual: np.ndarray, expected: Any, dtype: Any = None) -> np.ndarray:
+    """Entrywise: ``|a - e| <= atol s + rtol |e|``, with the tolerance of ``dtype`` (default:
+    ``actual``'s) from the assignment, and ``s`` the scale of the entry's row: the largest finite
+    ``|e|`` along the last axis, and at least 1, the scale at which the checks draw their inputs.
+
+    Rounding error follows the size of the numbers an entry is computed from, not the entry's
+    own size: a small weight next to a large one, an output that cancels, or a gradient that is
+    mathematically zero carries the error of its row and inputs. As in ``numpy.isclose``, NaN
+    is never close and an infinity only to itself.
+    """
+    return _band(t, actual, expected, dtype)[0]
+
+
+def _band(t: Trial, actual: np.ndarray, expected: Any,
+          dtype: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(within the tolerance, |a - e|, the tolerance), entry by entry, broadcast together."""
+    if dtype is None:
+        dtype = actual.dtype
+    tol = t.tolerance(dtype if np.dtype(dtype).kind == "f" else np.float64)
     a = actual.astype(np.float64)
     e = np.asarray(expected, dtype=np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
-        ok = np.abs(a - e) <= tol.atol + tol.rtol * np.abs(e)
+        size = np.where(np.isfinite(e), np.abs(e), 0.0)
+        scale = size.max(axis=-1, keepdims=True, initial=1.0) if size.ndim else np.maximum(size, 1.0)
+        allowed = tol.atol * scale + tol.rtol * size
+        error = np.abs(a - e)
+        ok = error <= allowed
         ok &= np.isfinite(e)
         ok |= a == e
-    return ok
+    error, allowed = np.broadcast_arrays(error, allowed)
+    return ok, error, allowed
 
 
 def _signature(args: Sequence[Any], kwargs: dict[str, Any]) -> str:

@@ -5,9 +5,11 @@ are already imported. Results go back only over the socket the grader handed ove
 the student prints goes to a pipe the grader drains and caps, and is never parsed.
 
 Nothing here is a security boundary on its own once student code runs (it shares this
-process): the boundaries are the namespaces, the read-only mounts, the uid, the rlimits
-set before the first cell runs, and the trusted worker and zygote outside, which enforce
-time limits and sweep up leftover processes whatever the student did to this module.
+process): the boundaries are the namespaces, the read-only mounts, the uid, the dropped
+capabilities, the rlimits set before the first cell runs (without namespaces: the seccomp
+filter, and Landlock where the rung has it), and the trusted worker and zygote outside,
+which enforce time limits and sweep up leftover processes whatever the student did to
+this module.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import wire
-from . import nullplot, policy, serve
+from . import guard, landlock, nullplot, policy, serve
 
 MS_RDONLY = 0x1
 MS_NOSUID = 0x2
@@ -43,6 +45,10 @@ MS_STRICTATIME = 0x1000000
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
+PR_CAPBSET_DROP = 24
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+CAPABILITY_VERSION_3 = 0x20080522
 AT_FDCWD = -100
 AT_RECURSIVE = 0x8000
 MOUNT_ATTR_RDONLY = 0x1
@@ -76,29 +82,51 @@ def main(config: dict[str, Any], sock_fd: int, out_fd: int) -> int:
     except OSError:
         pass
     if config["namespaces"]:
+        if config["user_namespace"]:
+            policy.map_ids(*config["host_ids"])
+            # Its own limits, while it holds CAP_SYS_RESOURCE there: no user namespace inside
+            # (one would give student code capabilities again, over its own namespaces).
+            with open("/proc/sys/user/max_user_namespaces", "w") as handle:
+                handle.write("0")
         _isolate_filesystem([Path(p) for p in config["hide"]], [Path(p) for p in config["keep"]])
         _libc.sethostname(b"sandbox", 7)
     else:
         # Orphaned descendants come back to this process, which ends them between items.
         _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         os.chdir(config["workdir"])
+    rules = None
+    if config["landlock"]:
+        # The same paths hidden as with namespaces; /tmp but for its own working folder.
+        roots = [Path("/", name) for name in policy.SYSTEM_FOLDERS if name != "tmp"]
+        roots += [Path(p) for p in config["keep"]] + [Path(os.getcwd())]
+        rules = landlock.ruleset(landlock.readable(roots, [Path(p) for p in config["hide"]]))
     _set_limits(config)
+    _drop_bounding_set()  # needs CAP_SETPCAP, which the uid change below takes away
     if config["drop_uid"]:
         uid = int(config["uid"])
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
+    _clear_capabilities()
     _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    # Without namespaces the grader's own processes and files are in reach: the filter
+    # keeps them safe. It refuses signals too, so the zygote ends leftovers from outside.
+    filtered = not config["namespaces"] and guard.available()
+    if rules is not None:
+        landlock.enforce(rules)
+    if filtered:
+        guard.install()
     os.environ.clear()
     os.environ.update({"HOME": os.getcwd(), "TMPDIR": os.getcwd(), "MPLBACKEND": "Agg",
                        "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1", "LANG": "C.UTF-8",
                        "PYTHONHASHSEED": "0"})
-    tempfile.tempdir = None  # the zygote's cached choice: recomputed from TMPDIR
+    tempfile.tempdir = os.getcwd()  # not the zygote's cached choice (nor a probe by writing)
     sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
     sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
     sys.stdin = open(0, encoding="utf-8", closefd=False)
     sock = socket.socket(fileno=sock_fd)
-    return _serve(sock, kill_all=bool(config["namespaces"] or config["drop_uid"]))
+    return _serve(sock, kill_all=bool(config["namespaces"] or config["drop_uid"]),
+                  signals=not filtered)
 
 
 def _mount(source: str | None, target: str, fstype: str | None, flags: int,
@@ -178,6 +206,38 @@ def _read_only_except(writable: list[Path]) -> None:
             pass  # covered by a later mount, or already read-only
 
 
+def _drop_bounding_set() -> None:
+    """No capability can come back, not even through an exec (of a file with capabilities,
+    or as root). Refused without CAP_SETPCAP (degraded mode): nothing to drop there."""
+    try:
+        with open("/proc/sys/kernel/cap_last_cap") as handle:
+            last = int(handle.read())
+    except (OSError, ValueError):
+        last = 63
+    for cap in range(last + 1):
+        _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+
+
+def _clear_capabilities() -> None:
+    """Empty effective, permitted, inheritable and ambient sets: the capabilities a process
+    holds in the user namespace it created (all of them) end here, before student code."""
+    _libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header = _CapHeader(CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    if _libc.capset(ctypes.byref(header), data) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"capset: {os.strerror(err)}")
+
+
 def _set_limits(config: dict[str, Any]) -> None:
     def limit(kind: int, value: int) -> None:
         try:
@@ -227,7 +287,7 @@ class _Channel:
 _CATCHABLE = [s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)]
 
 
-def _serve(sock: socket.socket, kill_all: bool) -> int:
+def _serve(sock: socket.socket, kill_all: bool, signals: bool) -> int:
     channel = _Channel(sock)
     job = channel.receive()
     if job is None:
@@ -254,7 +314,7 @@ def _serve(sock: socket.socket, kill_all: bool) -> int:
         if message is None or message.get("op") == "close":
             return 0
         if message.get("op") == "end_item":
-            _clean_up_processes(kill_all)
+            _clean_up_processes(kill_all, signals)
             _reset_signals(handlers)
             # Threads the item started and left running would go on into the next item;
             # threads cannot be ended one by one, so the grader starts a new sandbox.
@@ -284,21 +344,18 @@ def _reset_signals(handlers: dict[int, Any]) -> None:
             pass
 
 
-def _clean_up_processes(kill_all: bool) -> None:
+def _clean_up_processes(kill_all: bool, signals: bool) -> None:
     """End every process the item left behind (daemons too); the zygote sweeps again.
 
     As PID 1 of the sandbox's namespace, or as the only process of the sandbox's own uid,
     ``kill(-1)`` reaches exactly the sandbox's other processes. Without either, only the
-    descendants, which come back to this process as their subreaper.
+    descendants, which come back to this process as their subreaper. Where the filter
+    refuses signals, only the dead are reaped here (they count against the process limit
+    until then): the zygote ends the rest.
     """
     for _ in range(100):
-        if kill_all:
-            try:
-                os.kill(-1, signal.SIGKILL)
-            except OSError:
-                pass
-        else:
-            for pid in _descendants(os.getpid()):
+        if signals:
+            for pid in [-1] if kill_all else _descendants(os.getpid()):
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except OSError:
@@ -316,7 +373,7 @@ def _clean_up_processes(kill_all: bool) -> None:
             if pid == 0:
                 remaining = True
                 break
-        if not remaining:
+        if not remaining or not signals:
             return
         time.sleep(0.002)
 

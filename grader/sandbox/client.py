@@ -23,7 +23,15 @@ from .. import wire
 from ..config import Limits
 from ..load import SourceFile
 from ..runner import ItemOutput, ItemTimeout, LoadReport, RunnerLost
-from .policy import MODE_VARIABLE, Isolation, alone_in_namespace, hidden_paths, needed_paths
+from .policy import (
+    MODE_VARIABLE,
+    SYSTEM_FOLDERS,
+    Isolation,
+    alone_in_namespace,
+    hidden_paths,
+    keep_from_same_uid,
+    needed_paths,
+)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,8 +66,9 @@ class Zygote:
         theirs.close()
         self.control = ours
         hello = self._receive(timeout=120)
-        namespaces, drop_uid, notes = hello["isolation"]
-        self.isolation = Isolation(bool(namespaces), bool(drop_uid), tuple(notes))
+        self.isolation = Isolation.from_json(hello["isolation"])
+        if self.isolation.degraded:
+            keep_from_same_uid()  # the process that starts a zygote holds the checks
         self.uid = int(hello["uid"])
 
     def _receive(self, timeout: float | None = None) -> dict[str, Any]:
@@ -386,20 +395,18 @@ def _cell_errors(errors: Any) -> tuple[tuple[int, str], ...]:
                                                    and len(pair) == 2) if type(n) is int)
 
 
-# Top-level folders a Python interpreter needs; every other one (/home, /root, /srv, /opt,
-# /mnt, /work, ... where other checkouts of the reference or other classes may live) is
-# hidden, except the way to the interpreter itself.
-SYSTEM_FOLDERS = frozenset({"usr", "lib", "lib32", "lib64", "libx32", "bin", "sbin", "etc", "dev", "proc",
-                            "sys", "tmp", "var", "run"})
-
-
 def default_hidden(class_dir: Path | None, outputs: tuple[Path, ...] = (),
                    private: tuple[Path, ...] = ()) -> list[Path]:
     """Everything a submission must not see: the project (reference, grader, tests,
     the source notebooks, git history), the class, the results, the bundle's ``private``
     folders (its checks, solutions and reference, wherever it lives), home folders, and
     every top-level folder that is not part of the system."""
-    hide = [PROJECT_ROOT, Path.home(), Path("/root"), Path("/home")]
+    # /run/user: the grader's user's sockets (its session bus could start a process outside
+    # the sandbox), which a read-only mount does not close and a user namespace reaches.
+    hide = [PROJECT_ROOT, Path.home(), Path("/root"), Path("/home"), Path("/run/user")]
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime:
+        hide.append(Path(runtime))
     hide += [p for p in Path("/").iterdir() if p.name not in SYSTEM_FOLDERS and p.is_dir() and not p.is_symlink()]
     hide += [p for p in (class_dir, *outputs) if p is not None]
     hide += private

@@ -9,65 +9,205 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .paths import outermost
+
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 NAMESPACES = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID | CLONE_NEWNET
+PR_SET_DUMPABLE = 4
+
+# The rungs of the ladder, best first: what results.json's run.sandbox.mode says.
+ROOT_NAMESPACES = "root-namespaces"  # root: namespaces, and a uid of its own per zygote
+USER_NAMESPACES = "user-namespaces"  # any user: the same namespaces inside a user namespace
+LANDLOCK = "landlock"  # no namespaces; degraded's filter and limits, and files kept unreadable
+DEGRADED = "degraded"  # no namespaces: rlimits, a session, a subreaper, a system-call filter
+MODES = (ROOT_NAMESPACES, USER_NAMESPACES, LANDLOCK, DEGRADED)
+
+MODE_VARIABLE = "ATTENTION_GRADER_SANDBOX"
+# What the variable may say: a rung to force, or "auto" (the best the host gives).
+_FORCED = {"root": ROOT_NAMESPACES, "user": USER_NAMESPACES, "landlock": LANDLOCK,
+           "degraded": DEGRADED}
+
+DEGRADED_LOSES = (
+    "no namespaces, so secrecy is lost: submissions can read every file the grader's user may "
+    "read (the reference, the checks, classmates' submissions) and see the host's processes "
+    "and their command lines; a system-call filter keeps the class itself safe (no writing "
+    "or changing files, no sockets, no signals or tracing of other processes) and the time, "
+    "memory and process limits hold, so every student still gets a row: grade only trusted "
+    "students this way")
+LANDLOCK_LOSES = (
+    "no namespaces: Landlock keeps every file but the system folders and the interpreter "
+    "unreadable (the reference, the checks and classmates' submissions included) and the "
+    "system-call filter keeps the class safe, but submissions see the host's processes and "
+    "their command lines")
 
 
 @dataclass(frozen=True)
 class Isolation:
     """How sandboxes are isolated on this host; recorded in results.json."""
 
-    namespaces: bool  # new PID, mount, network, IPC and UTS namespaces
-    drop_uid: bool  # children run as an unprivileged uid of their own
-    notes: tuple[str, ...]  # what is missing and why, for the run's output
+    mode: str  # one of MODES
+    drop_uid: bool = False  # children run as a host uid of their own (only root can)
+    notes: tuple[str, ...] = ()  # what is missing and why, for the run's output
+
+    @property
+    def namespaces(self) -> bool:
+        """New PID, mount, network, IPC and UTS namespaces."""
+        return self.mode in (ROOT_NAMESPACES, USER_NAMESPACES)
+
+    @property
+    def user_namespace(self) -> bool:
+        """The namespaces sit in a user namespace of their own (no root needed)."""
+        return self.mode == USER_NAMESPACES
+
+    @property
+    def landlock(self) -> bool:
+        """Sandboxes restrict their own file access with Landlock."""
+        return self.mode == LANDLOCK
 
     @property
     def degraded(self) -> bool:
-        return not (self.namespaces and self.drop_uid)
+        """No namespaces: the sandboxes share the grader's uid (unless it is root)."""
+        return not self.namespaces
 
+    def to_json(self) -> dict[str, object]:
+        return {"mode": self.mode, "namespaces": self.namespaces, "drop_uid": self.drop_uid,
+                "notes": list(self.notes)}
 
-MODE_VARIABLE = "ATTENTION_GRADER_SANDBOX"
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> Isolation:
+        mode, drop_uid, notes = data["mode"], data["drop_uid"], data["notes"]
+        if mode not in MODES or not isinstance(notes, list):
+            raise ValueError(f"not an isolation record: {data!r}")
+        return cls(str(mode), bool(drop_uid), tuple(str(n) for n in notes))
 
 
 def probe() -> Isolation:
-    """Try the namespaces in a throwaway child (cheap before numpy and torch are loaded).
+    """The best rung this host gives, tried in throwaway children (cheap before numpy and
+    torch are loaded): namespaces as root, else inside a user namespace, else Landlock,
+    else degraded.
 
-    ``ATTENTION_GRADER_SANDBOX=degraded`` in the environment forces the fallback that a
-    host without root or namespaces gets (rlimits, a new session and process group, a
-    private temporary folder), so that path can be tested on any host.
+    ``ATTENTION_GRADER_SANDBOX`` forces a rung (``root``, ``user``, ``landlock`` or
+    ``degraded``); one the host cannot give is an error, never a quiet step down. ``auto``
+    (or unset) climbs.
     """
-    mode = os.environ.get(MODE_VARIABLE, "").strip().lower()
-    if mode == "degraded":
-        return Isolation(namespaces=False, drop_uid=False, notes=(
-            f"{MODE_VARIABLE}=degraded forces the fallback: no namespaces and no uid of their "
-            "own, only rlimits, a new session and process group and a private temporary folder; "
-            "the submission can see the disk and the network with the grader's rights",))
-    if mode not in ("", "full"):
-        raise ValueError(f"{MODE_VARIABLE}={mode!r}: expected 'degraded' or 'full'")
-    notes = []
+    wanted = os.environ.get(MODE_VARIABLE, "").strip().lower()
+    if wanted not in ("", "auto", *_FORCED):
+        raise ValueError(f"{MODE_VARIABLE}={wanted!r}: expected one of auto, "
+                         f"{', '.join(_FORCED)}")
     root = os.geteuid() == 0
-    if not root:
-        notes.append("not running as root: children keep the grader's uid")
-    namespaces = False
-    if sys.platform.startswith("linux"):
-        pid = os.fork()
-        if pid == 0:
+    linux = sys.platform.startswith("linux")
+    if wanted == "degraded":
+        return Isolation(DEGRADED, root, (f"{MODE_VARIABLE}=degraded forces the fallback; "
+                                          + _degraded_notes(),))
+    if wanted == "root":
+        if not root:
+            raise ValueError(f"{MODE_VARIABLE}=root: the grader is not running as root")
+        if not (linux and _can_unshare(NAMESPACES)):
+            raise ValueError(f"{MODE_VARIABLE}=root: this host refuses new namespaces")
+        return Isolation(ROOT_NAMESPACES, True)
+    if wanted == "user":
+        if root:
+            raise ValueError(f"{MODE_VARIABLE}=user: the grader runs as root, whose "
+                             "namespaces need no user namespace (use root)")
+        if not (linux and _can_unshare(CLONE_NEWUSER | NAMESPACES)):
+            raise ValueError(f"{MODE_VARIABLE}=user: this host refuses unprivileged user "
+                             "namespaces (see /proc/sys/user/max_user_namespaces, "
+                             "kernel.unprivileged_userns_clone, AppArmor or seccomp)")
+        return Isolation(USER_NAMESPACES)
+    if wanted == "landlock":
+        if not _has_landlock():
+            raise ValueError(f"{MODE_VARIABLE}=landlock: this kernel has no Landlock (5.13+, "
+                             "and the system-call filter's architectures: x86-64, aarch64)")
+        return Isolation(LANDLOCK, root, (f"{MODE_VARIABLE}=landlock forces it; "
+                                          + LANDLOCK_LOSES,))
+    if not linux:
+        return Isolation(DEGRADED, root, (f"{sys.platform} has no Linux namespaces; "
+                                          + _degraded_notes(),))
+    if root and _can_unshare(NAMESPACES):
+        return Isolation(ROOT_NAMESPACES, True)
+    if not root and _can_unshare(CLONE_NEWUSER | NAMESPACES):
+        return Isolation(USER_NAMESPACES)
+    who = "as root" if root else "in a user namespace"
+    if _has_landlock():
+        return Isolation(LANDLOCK, root, (f"cannot create namespaces {who} (unshare failed); "
+                                          + LANDLOCK_LOSES,))
+    return Isolation(DEGRADED, root, (f"cannot create namespaces {who} (unshare failed), and "
+                                      "no Landlock; " + _degraded_notes(),))
+
+
+def _has_landlock() -> bool:
+    from . import guard, landlock
+
+    return guard.available() and landlock.abi() >= 1
+
+
+def _degraded_notes() -> str:
+    from . import guard
+
+    if guard.available():
+        return DEGRADED_LOSES
+    return (DEGRADED_LOSES + f"; and no system-call filter on {sys.platform} "
+            f"{os.uname().machine}: submissions can also write those files, signal the "
+            "grader's processes and use the network")
+
+
+def _can_unshare(flags: int) -> bool:
+    """Whether a child can make these namespaces and, in them, what every sandbox does
+    first (map its ids, mount a /proc of its own): some hosts allow the one, not the other."""
+    uid, gid = os.getuid(), os.getgid()
+    pid = os.fork()
+    if pid == 0:
+        ok = False
+        try:
             libc = ctypes.CDLL(None, use_errno=True)
-            os._exit(0 if libc.unshare(NAMESPACES) == 0 else 1)
-        _, status = os.waitpid(pid, 0)
-        namespaces = os.waitstatus_to_exitcode(status) == 0
-        if not namespaces:
-            who = "any user" if root else "the grader's user"
-            notes.append("cannot create namespaces (unshare failed): no PID, mount or network "
-                         f"isolation; submissions can read what {who} may read (the class "
-                         "folder, the reference) and use the network")
-    else:
-        notes.append(f"{sys.platform} has no Linux namespaces: only rlimits and a process group")
-    return Isolation(namespaces=namespaces, drop_uid=root, notes=tuple(notes))
+            # A process that is not dumpable (keep_from_same_uid) cannot write its own maps.
+            libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+            if libc.unshare(flags) == 0:
+                if flags & CLONE_NEWUSER:
+                    map_ids(uid, gid)
+                inner = os.fork()  # PID 1 of the new PID namespace
+                if inner == 0:
+                    os._exit(0 if libc.mount(b"none", b"/", None, 0x44000, None) == 0  # private
+                             and libc.mount(b"proc", b"/proc", b"proc", 0xE, None) == 0 else 1)
+                ok = os.waitstatus_to_exitcode(os.waitpid(inner, 0)[1]) == 0
+        except BaseException:
+            pass
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
+def map_ids(uid: int, gid: int) -> None:
+    """In a user namespace this process just made: its host uid and gid are the only ids,
+    and map to themselves (no root inside); a process may write this mapping of itself."""
+    with open("/proc/self/setgroups", "w") as handle:
+        handle.write("deny")  # required before an unprivileged gid_map
+    with open("/proc/self/uid_map", "w") as handle:
+        handle.write(f"{uid} {uid} 1")
+    with open("/proc/self/gid_map", "w") as handle:
+        handle.write(f"{gid} {gid} 1")
+
+
+def keep_from_same_uid() -> None:
+    """Without namespaces, sandboxes share the grader's uid, and the kernel lets a process
+    trace another of its uid, or read and write its memory through /proc. A process that
+    is not dumpable allows that only to root (the filter refuses the system calls as
+    well); forked children inherit it."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+# Top-level folders a Python interpreter needs; every other one (/home, /root, /srv, /opt,
+# /mnt, /work, ... where other checkouts of the reference or other classes may live) is
+# hidden, except the way to the interpreter itself.
+SYSTEM_FOLDERS = frozenset({"usr", "lib", "lib32", "lib64", "libx32", "bin", "sbin", "etc", "dev", "proc",
+                            "sys", "tmp", "var", "run"})
 
 
 def needed_paths() -> list[Path]:
@@ -114,12 +254,6 @@ SCRATCH = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
 def scratch_dirs() -> list[Path]:
     """The world-writable scratch folders a sandbox gets private, empty copies of."""
     return sorted({p.resolve() for p in SCRATCH if p.is_dir()})
-
-
-def outermost(paths: list[Path]) -> list[Path]:
-    """``paths`` without those inside another of them."""
-    paths = sorted(set(paths))
-    return [p for p in paths if not any(q in p.parents for q in paths)]
 
 
 def bridge_dirs(covered: list[Path], keep: list[Path], scratch: list[Path]) -> list[Path]:

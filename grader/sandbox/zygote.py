@@ -23,7 +23,7 @@ import time
 import traceback
 from typing import Any
 
-from .policy import NAMESPACES, probe
+from .policy import CLONE_NEWUSER, NAMESPACES, keep_from_same_uid, probe
 
 _SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
 
@@ -98,6 +98,8 @@ def main(control_fd: int, warm: list[str]) -> None:
     # end closes this control socket.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     isolation = probe()
+    if isolation.degraded:
+        keep_from_same_uid()  # and the sandboxes it forks: from each other
     # Orphans of a sandbox without namespaces come back here, where the sweep ends them.
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     _warm_up(warm)
@@ -109,11 +111,12 @@ def main(control_fd: int, warm: list[str]) -> None:
     # A uid of its own (rlimits on processes are per uid, and kill(-1) as this uid reaches
     # only this zygote's sandboxes, one at a time); distinct for every live zygote.
     uid = 200000 + os.getpid()
-    hello = {"isolation": [isolation.namespaces, isolation.drop_uid, list(isolation.notes)],
-             "uid": uid}
+    hello = {"isolation": isolation.to_json(), "uid": uid}
     control.send(json.dumps(hello).encode())
     live: dict[int, str | None] = {}  # pid -> its scratch folder when it has no namespaces
     sweeper = _Sweeper(uid if isolation.drop_uid else None, live)
+    # The user namespace comes first: it owns the others, so the child can set them up.
+    flags = NAMESPACES | (CLONE_NEWUSER if isolation.user_namespace else 0)
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(control, 1 << 20, 2)
@@ -129,14 +132,19 @@ def main(control_fd: int, warm: list[str]) -> None:
         op = request["op"]
         if op == "spawn":
             config = {**request["config"], "namespaces": isolation.namespaces,
+                      "user_namespace": isolation.user_namespace, "landlock": isolation.landlock,
                       "drop_uid": isolation.drop_uid, "uid": uid,
+                      "host_ids": [os.getuid(), os.getgid()],
                       "address_space": address_space + request["config"]["memory"]}
+            if isolation.degraded and not isolation.drop_uid:
+                # The limit counts every task of the uid, the grader's own included.
+                config["processes"] += _tasks_of_uid(os.getuid())
             workdir = None
             if not isolation.namespaces:
                 workdir = config["workdir"] = tempfile.mkdtemp(prefix="attention-sandbox-")
                 if isolation.drop_uid:
                     os.chown(workdir, uid, uid)
-            pid = _clone(NAMESPACES) if isolation.namespaces else os.fork()
+            pid = _clone(flags) if isolation.namespaces else os.fork()
             if pid == 0:
                 code = 70
                 try:
@@ -207,9 +215,17 @@ class _Sweeper:
         self.status: dict[int, int] = {}  # exit codes of sandboxes reaped while sweeping
 
     def sweep(self, pid: int, spare: bool) -> int:
-        """SIGKILL them until none is left; ``spare`` keeps the sandbox's main process."""
+        """End them all; ``spare`` keeps the sandbox's main process.
+
+        Stopped first, killed once none is left running: a killed process frees a slot of
+        the process limit that a running sibling of a fork swarm refills at once, while a
+        stopped one keeps its slot and forks no more, so the swarm stops growing and each
+        pass leaves fewer to catch. (A process stuck in the kernel may never show as
+        stopped: after a few passes the rest are killed anyway.)
+        """
         ended: set[int] = set()
         deadline = time.monotonic() + 5.0
+        passes = 0
         while time.monotonic() < deadline:
             table = _process_table()
             victims = self._members(pid, table)
@@ -218,8 +234,11 @@ class _Sweeper:
             self._reap()
             if not victims:
                 break
-            for victim in victims:
-                _kill_if_same(victim, table[victim])
+            running = {v for v in victims if table[v][1] not in "Tt"}
+            passes += 1
+            signal_number = signal.SIGSTOP if running and passes < 20 else signal.SIGKILL
+            for victim in running if signal_number == signal.SIGSTOP else victims:
+                _signal_if_same(victim, table[victim], signal_number)
             ended |= victims
             time.sleep(0.001)
         return len(ended)
@@ -257,26 +276,42 @@ class _Sweeper:
                 self.status[pid] = os.waitstatus_to_exitcode(raw)
 
 
-def _kill_if_same(pid: int, seen: tuple[int, str, int]) -> None:
-    """SIGKILL ``pid`` if it is still the process seen in the scan (same parent and uid):
+def _signal_if_same(pid: int, seen: tuple[int, str, int], number: int) -> None:
+    """Signal ``pid`` if it is still the process seen in the scan (same parent and uid):
     through a pidfd, so a pid that ended and was reused meanwhile is never signalled."""
     try:
         fd = os.pidfd_open(pid)
     except OSError as exc:
         if exc.errno == errno.ENOSYS:  # a kernel before 5.3: a plain kill
             try:
-                os.kill(pid, signal.SIGKILL)
+                os.kill(pid, number)
             except OSError:
                 pass
         return  # otherwise: gone already
     try:
         now = _process_table([pid]).get(pid)
         if now is not None and (now[0], now[2]) == (seen[0], seen[2]):
-            signal.pidfd_send_signal(fd, signal.SIGKILL)
+            signal.pidfd_send_signal(fd, number)
     except OSError:
         pass
     finally:
         os.close(fd)
+
+
+def _tasks_of_uid(uid: int) -> int:
+    """Processes and threads whose real uid is ``uid`` (what RLIMIT_NPROC counts)."""
+    count = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status", "rb") as handle:
+                fields = dict(line.split(b":", 1) for line in handle if b":" in line)
+            if int(fields[b"Uid"].split()[0]) == uid:
+                count += int(fields[b"Threads"])
+        except (OSError, KeyError, ValueError, IndexError):
+            continue
+    return count
 
 
 def _process_table(pids: list[int] | None = None) -> dict[int, tuple[int, str, int]]:

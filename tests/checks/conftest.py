@@ -39,7 +39,8 @@ def _grade(assignment: Bundle, notebook: str, entry: Entry | None, seed: int,
     extra = entry.code if entry is not None else code
     if extra:
         source += "\n\n" + extra
-    runner = InProcessRunner.from_source(SourceFile(notebook, f"{notebook}.py", (Cell(1, source),)))
+    # A time limit, as in the sandbox: some entries never return (the sample class's hang).
+    runner = InProcessRunner.from_source(SourceFile(notebook, f"{notebook}.py", (Cell(1, source),)), seconds=2)
     assert not runner.load.cell_errors, runner.load.cell_errors
     return {item.name: run_item(item, runner, seed, assignment.checks)[0]
             for item in assignment.assignment.items_of(notebook)}

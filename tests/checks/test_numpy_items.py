@@ -75,11 +75,13 @@ EXPECTED_FAILURE = {
     "rsm_dense_rotation": ("block_diagonal_rotations", "outside the 2x2 blocks"),
 }
 
-# Mutants whose messages come from comparisons only: they must hold no decimal number at all.
+# Mutants whose messages come from comparisons only: the only decimal numbers they may hold
+# are the size of the error and the tolerance.
 COMPARISON_ONLY = ("sdpa_no_scale", "bahdanau_no_tanh", "pe_2i_slip", "rsm_wrong_frequency",
                    "split_heads_no_transpose", "combine_heads_no_transpose")
 
 _DECIMAL = re.compile(r"-?\d+\.\d+(?:e[+-]?\d+)?|-?\d+e[+-]?\d+")
+_SIZES = re.compile(r"by up to \d\.\de[+-]\d\d \(tolerance \d\.\de[+-]\d\d\)")
 @pytest.fixture
 def graded(assignment, grade):
     """``graded(entry_or_None, seed)``: the notebook's results (each computed once a session)."""
@@ -185,7 +187,8 @@ def test_comparison_messages_hold_no_decimal_numbers(graded, name):
     failed = failures(graded(entry)[entry.item])
     assert failed
     for check, message in failed.items():
-        assert not _DECIMAL.search(message), f"{check}: {message!r}"
+        assert _SIZES.search(message), f"{check}: {message!r} gives no size against the tolerance"
+        assert not _DECIMAL.search(_SIZES.sub("", message)), f"{check}: {message!r}"
 
 
 def test_reference_cache_is_not_confused_by_failing_students(assignment, grade):

@@ -153,3 +153,4 @@ def test_checks_import_without_torch():
             "assert 'reference.attention_torch' not in sys.modules; "
             "assert 'PositionalEncoding' in checks.known()")
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+

@@ -4,6 +4,12 @@ Every hostile submission is the reference (so its expected grade is exact) with 
 code appended or prepended. The class is graded once (grading costs seconds of warm-up),
 then each test asserts one student's grade per item, what the run left behind (nothing),
 and that the honest students' rows are byte-identical to a run without the hostile ones.
+
+The class is graded on the rung the host gives, or the one ATTENTION_GRADER_SANDBOX forces
+(tests/unprivileged.py runs this module as an ordinary user: user namespaces, landlock,
+degraded).
+Every rung keeps every expectation, but one: degraded mode loses secrecy, so there, and
+only there, a student who reads the reference from the disk may succeed.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from grader.inprocess import InProcessRunner
 from grader.load import Cell, SourceFile
 from grader.run import run_item
 from grader.sandbox.client import PROJECT_ROOT
-from grader.sandbox.policy import probe
+from grader.sandbox.policy import DEGRADED, probe
 from grader.wire import MAX_FRAME
 
 # The expected grades cover the torch notebook too.
@@ -548,6 +554,7 @@ class Run:
     results: dict[str, Any]  # student -> its results.json entry
     run: dict[str, Any]  # results.json's "run"
     leftovers: list[str]  # hostile processes alive right after the run
+    strays: list[int] = field(default_factory=list)  # new processes of this uid after both runs
 
 
 @dataclass
@@ -586,6 +593,21 @@ def digest(folder: Path) -> str:
         if path.is_file():
             h.update(path.read_bytes())
     return h.hexdigest()
+
+
+def processes_of_this_uid() -> set[int]:
+    """Live processes of this test's uid (an ordinary user's sandboxes share it outside root)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == os.getuid():
+                status = Path(f"/proc/{entry}/status").read_text()
+                state = [line for line in status.splitlines() if line.startswith("State:")]
+                if state and state[0].split()[1] not in "ZX":
+                    found.add(int(entry))
+        except OSError:
+            continue
+    return found
 
 
 def hostile_leftovers() -> list[str]:
@@ -653,11 +675,6 @@ def finish(started: tuple[subprocess.Popen[str], float], out: Path) -> Run:
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
-    isolation = probe()
-    if not (isolation.namespaces and isolation.drop_uid):
-        pytest.skip(
-            "the corpus expects full isolation (root and namespaces): " + "; ".join(isolation.notes)
-        )
     tmp = tmp_path_factory.mktemp("hostile")
     config = yaml.safe_load(DEFAULT_ASSIGNMENT.read_text(encoding="utf-8"))
     config["limits"]["item_seconds"] = ITEM_SECONDS
@@ -686,6 +703,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
     write_class(hostile_class, {**HONEST, **HOSTILE}, paths)
     write_class(honest_class, HONEST, paths)
     before = digest(hostile_class)
+    ours = processes_of_this_uid()
     # Both runs at once (each spends seconds importing torch); the honest one is the control.
     hostile_run = start(hostile_class, out, assignment_path)
     honest_run = start(honest_class, honest_out, assignment_path)
@@ -694,6 +712,8 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
         pending = bool(select.select([listener], [], [], 0)[0])
         listener.close()
         honest = finish(honest_run, honest_out)
+        if os.geteuid() != 0:  # root's sandboxes run as uids of their own: leftovers covers them
+            hostile.strays = sorted(processes_of_this_uid() - ours)
     finally:
         listener.close()
         for proc, _ in (hostile_run, honest_run):
@@ -717,6 +737,14 @@ def inprocess(assignment: Assignment, notebook: str, code: str) -> dict[str, flo
     }
 
 
+# Degraded mode gives up secrecy (and says so): there, these may find and use the reference.
+READS_THE_REFERENCE = {"import_reference", "walk_disk"}
+
+
+def degraded() -> bool:
+    return probe().mode == DEGRADED
+
+
 def expected(corpus: Corpus, student: Student) -> dict[str, float]:
     points = {}
     for item in corpus.assignment.items:
@@ -736,6 +764,9 @@ def test_each_hostile_student_gets_exactly_its_grade(corpus, name):
     student = HOSTILE[name]
     want = expected(corpus, student)
     got = corpus.hostile.grades[name]
+    full = corpus.assignment.item("softmax").points
+    if degraded() and name in READS_THE_REFERENCE and got["softmax"] == full:
+        want["softmax"] = full  # allowed in degraded mode, and nowhere else: it read the reference
     wrong = {
         item: (got[item], points) for item, points in want.items() if abs(got[item] - points) > 1e-9
     }
@@ -753,7 +784,8 @@ def test_each_hostile_student_gets_exactly_its_grade(corpus, name):
 
 def test_a_hostile_mistake_costs_what_the_same_mistake_costs_without_hostility(corpus):
     maxima = {item.name: item.points for item in corpus.assignment.items}
-    for name in ("control_nan", "monkeypatch", "import_reference", "walk_disk", "tiny_inputs"):
+    cheats = () if degraded() else tuple(sorted(READS_THE_REFERENCE))
+    for name in ("control_nan", "monkeypatch", *cheats, "tiny_inputs"):
         assert corpus.hostile.grades[name]["softmax"] < maxima["softmax"], name
     assert corpus.hostile.grades["monkeypatch"]["MultiHeadAttention"] < maxima["MultiHeadAttention"]
 
@@ -781,6 +813,7 @@ def test_no_hostile_process_outlives_the_run(corpus):
     # Measured right after each CLI run returned: the daemons sleep 2 s before striking.
     assert corpus.hostile.leftovers == []
     assert corpus.honest.leftovers == []
+    assert corpus.hostile.strays == []  # a fork swarm's members too (they name themselves python)
 
 
 def test_the_output_and_class_folders_are_untouched(corpus):
@@ -805,11 +838,14 @@ def test_returned_objects_are_never_unpickled_or_converted(corpus):
 
 
 def test_reference_and_grader_cannot_be_imported_or_found(corpus):
+    if degraded():
+        pytest.skip("degraded mode gives up secrecy, and says so: a submission may read the "
+                    "reference there (test_each_hostile_student_gets_exactly_its_grade allows "
+                    "it for exactly these students)")
     output = corpus.hostile.results["import_reference"]["notebooks"][0]["output"]
-    assert (
-        "import reference: ModuleNotFoundError" in output
-        and "import grader: ModuleNotFoundError" in output
-    )
+    # Hidden by a mount: not there. Refused by Landlock: there, but unreadable.
+    error = "PermissionError" if probe().landlock else "ModuleNotFoundError"
+    assert f"import reference: {error}" in output and f"import grader: {error}" in output
     assert "found: None" in corpus.hostile.results["walk_disk"]["notebooks"][0]["output"]
 
 
@@ -850,7 +886,16 @@ def test_printed_floods_are_captured_and_capped(corpus):
     assert len(feedback) < cap + 20_000 and "more bytes of output were not kept" in feedback
 
 
-def test_the_run_stays_quick(corpus):
-    assert corpus.hostile.seconds < 120, corpus.hostile.seconds
-    assert corpus.hostile.run["sandbox"]["namespaces"] is True
-    assert corpus.hostile.run["sandbox"]["notes"] == []
+def test_the_run_stays_quick_and_names_its_rung(corpus):
+    # Far inside the bound that holds on every rung: per student, the load and each item
+    # within its own limit, over 2 workers.
+    limits, assignment = corpus.assignment.limits, corpus.assignment
+    per_student = (limits.load_seconds * len(assignment.notebooks)
+                   + len(assignment.items) * limits.item_seconds)
+    bound = len(corpus.hostile.grades) * per_student / 2
+    assert corpus.hostile.seconds < min(120, bound), corpus.hostile.seconds
+    isolation = probe()
+    sandbox = corpus.hostile.run["sandbox"]
+    assert sandbox["mode"] == isolation.mode and f"sandbox: {isolation.mode}" in corpus.hostile.log
+    assert sandbox["namespaces"] is isolation.namespaces
+    assert (sandbox["notes"] == []) is isolation.namespaces

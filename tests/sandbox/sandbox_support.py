@@ -64,11 +64,30 @@ class Box:
 
 
 def needs_namespaces() -> None:
+    """Skip unless sandboxes get namespaces here (as root, or in a user namespace)."""
     isolation = probe()
-    if not (isolation.namespaces and isolation.drop_uid):
-        pytest.skip(
-            "this host gives no namespaces or no uid of their own: " + "; ".join(isolation.notes)
-        )
+    if not isolation.namespaces:
+        pytest.skip("this host gives no namespaces: " + "; ".join(isolation.notes))
+
+
+def pid_namespace(pid: int) -> str:
+    return os.readlink(f"/proc/{pid}/ns/pid")
+
+
+def members(zygote: Zygote, namespace: str) -> set[int]:
+    """The live processes of a sandbox whose PID namespace is ``namespace``: as root, every
+    process of the zygote's uid (so one that left the namespace would count too); otherwise
+    those in that namespace."""
+    if zygote.isolation.drop_uid:
+        return processes_of_uid(zygote.uid)
+    found = set()
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and pid_namespace(int(entry)) == namespace and alive(int(entry)):
+                found.add(int(entry))
+        except OSError:
+            continue
+    return found
 
 
 def processes_of_uid(uid: int) -> set[int]:

@@ -1,6 +1,8 @@
-"""The fallback for hosts without namespaces or root (forced here with
-ATTENTION_GRADER_SANDBOX=degraded): rlimits, a new session and process group, a private
-temporary folder, leftover processes still ended; the run says so once and records it."""
+"""The rungs for hosts without namespaces (forced here with ATTENTION_GRADER_SANDBOX=
+degraded or landlock): rlimits, a new session and process group, a working folder of its
+own, a system-call filter that keeps the grader's processes and files out of reach,
+leftover processes (a fork swarm too) still ended; on the landlock rung, files outside the
+system and the interpreter unreadable too. The run says so once and records it."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from sandbox_support import LIMITS, Box, alive
 from grader.bundle import load_bundle
 from grader.config import DEFAULT_ASSIGNMENT
 from grader.runner import ItemTimeout
+from grader.sandbox.child import _descendants
 from grader.sandbox.client import PROJECT_ROOT, Zygote
 from grader.sandbox.policy import MODE_VARIABLE
 
@@ -50,15 +53,51 @@ def daemon():
 def spin():
     while True:
         pass
+
+def attempt(what, *args):
+    import ctypes, socket
+    actions = {
+        "kill": lambda pid: os.kill(pid, signal.SIGSTOP),
+        "killpg": lambda pid: os.killpg(os.getpgid(pid), signal.SIGSTOP),
+        "kill_all": lambda: os.kill(-1, signal.SIGKILL),
+        "ptrace": lambda pid: ctypes.CDLL(None, use_errno=True).ptrace(16, pid, 0, 0) == 0
+            or (_ for _ in ()).throw(OSError(ctypes.get_errno(), "ptrace")),
+        "memory": lambda pid: open(f"/proc/{pid}/mem", "rb").close(),
+        "environ": lambda pid: open(f"/proc/{pid}/environ", "rb").read(),
+        "write": lambda path: open(path, "a").close(),
+        "create": lambda path: open(path, "x").close(),
+        "truncate": lambda path: os.truncate(path, 0),
+        "chmod": lambda path: os.chmod(path, 0),
+        "unlink": lambda path: os.unlink(path),
+        "rename": lambda path: os.rename(path, path + "~"),
+        "read": lambda path: open(path).read(),
+        "socket": lambda: socket.socket().connect(("127.0.0.1", 22)),
+        "unix": lambda path: socket.socket(socket.AF_UNIX).connect(path),
+    }
+    try:
+        result = actions[what](*args)
+        return "done" if what != "read" else result
+    except OSError as exc:
+        return type(exc).__name__
+
+def swarm():
+    # Every member forks as fast as it can, forever: killing one frees a slot for another.
+    while True:
+        try:
+            os.fork()
+        except OSError:
+            pass
 """
 
 
-@pytest.fixture(scope="module")
-def degraded_zygote() -> Iterator[Zygote]:
+@pytest.fixture(scope="module", params=["degraded", "landlock"])
+def degraded_zygote(request) -> Iterator[Zygote]:
+    if request.param == "landlock" and not _has_landlock():
+        pytest.skip("this kernel has no Landlock (or the filter has no table for this machine)")
     saved = os.environ.get(MODE_VARIABLE)
-    os.environ[MODE_VARIABLE] = "degraded"
+    os.environ[MODE_VARIABLE] = request.param
     try:
-        zygote = Zygote()
+        zygote = Zygote(load_bundle(DEFAULT_ASSIGNMENT).warm)
     finally:
         if saved is None:
             del os.environ[MODE_VARIABLE]
@@ -69,17 +108,76 @@ def degraded_zygote() -> Iterator[Zygote]:
 
 
 @pytest.fixture
-def box(degraded_zygote) -> Iterator[Box]:
-    box = Box(degraded_zygote, CODE, LIMITS, [])
+def box(degraded_zygote, hide) -> Iterator[Box]:
+    box = Box(degraded_zygote, CODE, LIMITS, hide)
     assert box.runner.load.failure is None, box.runner.load
     yield box
     box.close()
 
 
+def _has_landlock() -> bool:
+    from grader.sandbox import guard, landlock
+
+    return guard.available() and landlock.abi() >= 1
+
+
 def test_the_zygote_reports_the_fallback(degraded_zygote):
     isolation = degraded_zygote.isolation
-    assert not isolation.namespaces and not isolation.drop_uid
+    assert isolation.mode in ("degraded", "landlock") and not isolation.namespaces
+    assert isolation.drop_uid == (os.geteuid() == 0)  # root can still give a uid of its own
     assert MODE_VARIABLE in isolation.notes[0]
+
+
+def test_the_graders_processes_are_out_of_reach(box, degraded_zygote):
+    grader = degraded_zygote.process.pid  # the zygote: as the worker, the grader's own uid
+    for what in ("kill", "killpg", "ptrace", "memory", "environ"):
+        assert box.call("attempt", what, grader) == "PermissionError", what
+    assert box.call("attempt", "kill", os.getpid()) == "PermissionError"
+    assert box.call("attempt", "kill_all") == "PermissionError"
+    assert degraded_zygote.process.poll() is None
+    state = Path(f"/proc/{grader}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    assert state not in ("T", "t", "Z", "X"), state  # neither stopped nor dead
+
+
+def test_files_and_sockets_are_out_of_reach_but_reading_is_not(box, degraded_zygote, tmp_path):
+    victim = tmp_path / "classmate.py"
+    victim.write_text("ANSWERS = 1\n")
+    victim.chmod(0o666)
+    tmp_path.chmod(0o777)
+    for what in ("write", "truncate", "chmod", "unlink", "rename"):
+        assert box.call("attempt", what, str(victim)) == "PermissionError", what
+    assert box.call("attempt", "create", str(tmp_path / "new.py")) == "PermissionError"
+    assert box.call("attempt", "socket") == "PermissionError"
+    assert box.call("attempt", "unix", "/run/dbus/system_bus_socket") == "PermissionError"
+    assert victim.read_text() == "ANSWERS = 1\n" and sorted(os.listdir(tmp_path)) == [victim.name]
+    # What the degraded rung gives up, and says so: files the grader's user may read (as
+    # root, the sandbox has a uid of its own, and pytest's folders are root's alone).
+    if degraded_zygote.isolation.landlock:
+        assert box.call("attempt", "read", str(victim)) == "PermissionError"
+    elif not degraded_zygote.isolation.drop_uid:
+        assert box.call("attempt", "read", str(victim)) == "ANSWERS = 1\n"
+
+
+def test_landlock_keeps_the_project_class_and_output_unreadable(box, degraded_zygote, dirs):
+    if not degraded_zygote.isolation.landlock:
+        pytest.skip("the degraded rung gives up secrecy (test_files_and_sockets_... says so)")
+    class_dir, out_dir = dirs
+    for path in (PROJECT_ROOT / "reference" / "attention_numpy.py", PROJECT_ROOT / "grader" / "run.py",
+                 class_dir / "classmate" / "attention_numpy.py", out_dir / "grades.csv"):
+        assert box.call("attempt", "read", str(path)) == "PermissionError", path
+    assert box.call("attempt", "read", "/etc/hostname") not in ("PermissionError", "FileNotFoundError")
+    if not degraded_zygote.isolation.drop_uid:  # (root's own interpreter: root's alone)
+        assert box.call("attempt", "read", os.__file__).startswith("r\"\"\"OS routines")
+
+
+def test_a_fork_swarm_is_ended_with_the_item_that_started_it(box, degraded_zygote):
+    with pytest.raises(ItemTimeout):
+        box.call("swarm")
+    assert not alive(box.pid)
+    left = [p for p in _descendants(degraded_zygote.process.pid) if alive(p)]
+    assert left == []
+
+
 
 
 def test_a_private_temporary_folder_and_a_session_of_its_own(box):
@@ -139,7 +237,8 @@ def test_a_degraded_run_warns_once_and_records_it(tmp_path):
     assert len(warnings) == 1 and MODE_VARIABLE in warnings[0], proc.stderr
     results = json.loads((out / "results.json").read_text())
     sandbox = results["run"]["sandbox"]
-    assert sandbox["namespaces"] is False and sandbox["drop_uid"] is False
+    assert sandbox["mode"] == "degraded" and sandbox["namespaces"] is False
+    assert "sandbox: degraded" in proc.stderr
     assert len(sandbox["notes"]) == 1 and MODE_VARIABLE in sandbox["notes"][0]
     with open(out / "grades.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))

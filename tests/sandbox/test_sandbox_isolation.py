@@ -69,6 +69,13 @@ def connect(port):
 def environment():
     return dict(os.environ)
 
+def unshare_user():
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(0x10000000) == 0:
+        return "unshared"
+    return "OSError"
+
 def signal_everyone():
     results = []
     for target in (-1, 0):
@@ -99,9 +106,32 @@ def box(box_factory):
 
 def test_it_runs_as_an_unprivileged_uid_of_its_own(box, zygote):
     uid, euid, gid, egid, groups, pid, ppid = box.call("ids")
-    assert uid == euid == gid == egid == zygote.uid >= 200000
-    assert groups == []
+    if zygote.isolation.drop_uid:  # root: a host uid per zygote
+        assert uid == euid == gid == egid == zygote.uid >= 200000
+        assert groups == []
+    else:  # a user namespace: the grader's own ids, the only ones mapped, so never root
+        assert zygote.isolation.mode == "user-namespaces"
+        assert [uid, euid, gid, egid] == [os.getuid(), os.getuid(), os.getgid(), os.getgid()]
+        assert uid != 0 and set(groups) <= {os.getgid()}
+        assert box.call("read", "/proc/self/uid_map").split() == [str(uid), str(uid), "1"]
+        assert box.call("read", "/proc/self/setgroups").strip() == "deny"
     assert pid == 1 and ppid == 0  # PID 1 of a namespace of its own
+
+
+def test_no_user_namespace_can_be_made_inside(box, zygote):
+    if not zygote.isolation.user_namespace:
+        pytest.skip("as root, the sandbox is in the host's user namespace, whose limits are "
+                    "the host's to set")
+    assert box.call("read", "/proc/sys/user/max_user_namespaces").strip() == "0"
+    assert box.call("unshare_user") == "OSError"
+
+
+def test_every_capability_is_gone(box):
+    status = box.call("read", "/proc/self/status")
+    caps = dict(line.split(":\t") for line in status.splitlines() if line.startswith("Cap"))
+    assert set(caps) == {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"}, caps
+    assert all(int(value, 16) == 0 for value in caps.values()), caps
+    assert box.call("read", "/proc/self/status").count("NoNewPrivs:\t1") == 1
 
 
 def test_proc_shows_only_its_own_namespace(box):

@@ -140,8 +140,10 @@ def test_scratch_dirs_exist_and_are_resolved():
 def test_the_fallback_can_be_forced_and_says_so(monkeypatch):
     monkeypatch.setenv(policy.MODE_VARIABLE, "degraded")
     isolation = policy.probe()
-    assert not isolation.namespaces and not isolation.drop_uid and isolation.degraded
+    assert isolation.mode == policy.DEGRADED and isolation.degraded
+    assert not isolation.namespaces and isolation.drop_uid == (os.geteuid() == 0)
     assert len(isolation.notes) == 1 and policy.MODE_VARIABLE in isolation.notes[0]
+    assert policy.DEGRADED_LOSES in isolation.notes[0]
 
 
 def test_an_unknown_sandbox_mode_is_an_error(monkeypatch):
@@ -150,18 +152,108 @@ def test_an_unknown_sandbox_mode_is_an_error(monkeypatch):
         policy.probe()
 
 
-def test_full_mode_probes_the_host(monkeypatch):
-    monkeypatch.setenv(policy.MODE_VARIABLE, "full")
+def test_auto_climbs_to_the_best_rung_the_host_gives(monkeypatch):
+    monkeypatch.setenv(policy.MODE_VARIABLE, "auto")
     isolation = policy.probe()
-    assert isolation.drop_uid == (os.geteuid() == 0)
+    assert isolation.mode in policy.MODES
     assert isolation.degraded == bool(isolation.notes)
+    if os.geteuid() == 0:
+        assert isolation.mode != policy.USER_NAMESPACES
+    else:
+        assert isolation.mode != policy.ROOT_NAMESPACES
+        assert not isolation.drop_uid
+
+
+def test_a_rung_the_host_cannot_give_is_a_one_line_error_not_a_step_down(monkeypatch):
+    # root's rung without root; the user-namespace rung as root (root needs none).
+    monkeypatch.setenv(policy.MODE_VARIABLE, "user" if os.geteuid() == 0 else "root")
+    with pytest.raises(ValueError, match=f"^{policy.MODE_VARIABLE}=(user|root): [^\n]+$"):
+        policy.probe()
+
+
+def test_each_rung_the_host_gives_can_be_forced(monkeypatch):
+    monkeypatch.setenv(policy.MODE_VARIABLE, "auto")
+    best = policy.probe()
+    forced = {policy.ROOT_NAMESPACES: "root", policy.USER_NAMESPACES: "user"}
+    if best.mode in forced:
+        monkeypatch.setenv(policy.MODE_VARIABLE, forced[best.mode])
+        assert policy.probe() == best
+
+
+def test_the_landlock_rung_is_given_where_the_kernel_has_it(monkeypatch):
+    from grader.sandbox import guard, landlock
+
+    monkeypatch.setenv(policy.MODE_VARIABLE, "landlock")
+    if landlock.abi() < 1 or not guard.available():
+        with pytest.raises(ValueError, match="landlock: this kernel has no Landlock"):
+            policy.probe()
+        return
+    isolation = policy.probe()
+    assert isolation.mode == policy.LANDLOCK and isolation.landlock and isolation.degraded
+    assert not isolation.namespaces and policy.LANDLOCK_LOSES in isolation.notes[0]
+
+
+def test_landlock_allows_reading_around_the_hidden_paths(tmp_path):
+    from grader.sandbox.landlock import readable
+
+    tree(tmp_path, "usr/lib/a.so", "venv/lib/site-packages/numpy/x.py",
+         "venv/lib/site-packages/reference/ref.py", "venv/lib/site-packages/grader/g.py",
+         "venv/bin/python", "etc/passwd")
+    site = tmp_path / "venv/lib/site-packages"
+    hidden = [site / "reference", site / "grader", tmp_path / "etc"]
+    allowed = readable([tmp_path / "usr", tmp_path / "venv", tmp_path / "etc",
+                        tmp_path / "usr/lib"], hidden)
+    assert sorted(allowed) == sorted([tmp_path / "usr", tmp_path / "venv/bin", site / "numpy"])
+
+
+def test_the_isolation_record_round_trips_through_json():
+    for mode in policy.MODES:
+        notes = ("a note",) if mode in (policy.LANDLOCK, policy.DEGRADED) else ()
+        record = policy.Isolation(mode, mode == policy.ROOT_NAMESPACES, notes)
+        data = record.to_json()
+        namespaces = mode in (policy.ROOT_NAMESPACES, policy.USER_NAMESPACES)
+        assert data["mode"] == mode and data["namespaces"] == namespaces
+        assert policy.Isolation.from_json(data) == record
+    with pytest.raises(ValueError):
+        policy.Isolation.from_json({"mode": "chroot", "drop_uid": False, "notes": []})
 
 
 def test_only_system_folders_stay_visible_at_the_top():
-    from grader.sandbox.client import SYSTEM_FOLDERS, default_hidden
+    from grader.sandbox.client import default_hidden
+    from grader.sandbox.policy import SYSTEM_FOLDERS
 
     hidden = default_hidden(None)
+    keep = policy.needed_paths()
+
+    def hidden_or_on_the_way(path: Path) -> bool:
+        return any(h == path or path in h.parents for h in hidden) or any(
+            k == path or path in k.parents for k in keep
+        )
+
     for entry in Path("/").iterdir():
         if entry.is_dir() and not entry.is_symlink() and entry.name not in SYSTEM_FOLDERS:
             # Covered whole, or (on the way to the interpreter) child by child.
-            assert any(h == entry or entry in h.parents for h in hidden), entry
+            assert hidden_or_on_the_way(entry), entry
+            if not any(h == entry for h in hidden):
+                try:
+                    children = list(entry.iterdir())
+                except OSError:  # unreadable to this user: so to its sandboxes too
+                    continue
+                for child in children:
+                    assert hidden_or_on_the_way(child), child
+
+
+def test_the_cli_names_a_rung_it_cannot_give_in_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "class" / "ada").mkdir(parents=True)
+    rung = "user" if os.geteuid() == 0 else "root"
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", str(tmp_path / "class"), "--out", str(tmp_path / "out"),
+         "--no-progress"],
+        capture_output=True, text=True, env={**os.environ, policy.MODE_VARIABLE: rung}, timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith(f"error: {policy.MODE_VARIABLE}={rung}: ") and proc.stderr.count("\n") == 1
+    assert not (tmp_path / "out" / "grades.csv").exists()

@@ -13,6 +13,7 @@ from grader.checks.base import (
     CheckFailed,
     Trial,
     close_mask,
+    discrepancy,
     expect_close,
     expect_finite,
     expect_shape,
@@ -61,8 +62,9 @@ def sdpa_definition(t: Trial) -> None:
         what = f"attention with {describe_shapes(Q, K, V)}"
         out, w = attention_pair(reply, what)
         expect_close(t, w, ref_w, f"the weights of {what}",
-                     "softmax(Q K^T / sqrt(d_k)) over the keys")
-        expect_close(t, out, ref_out, f"the output of {what}", "weights @ V")
+                     "the definition softmax(Q K^T / sqrt(d_k)) over the keys")
+        expect_close(t, out, ref_out, f"the output of {what}",
+                     "the definition softmax(Q K^T / sqrt(d_k)) @ V")
 
 
 @check("scaled_dot_product_attention", "weight_rows_sum_to_one")
@@ -77,7 +79,7 @@ def sdpa_rows_sum(t: Trial) -> None:
         what = f"attention with {describe_shapes(Q, K, V)}" + mask_text(mask)
         _, w = attention_pair(reply, what)
         expect_shape(w, Q.shape[:-1] + (K.shape[-2],), f"the weights of {what}")
-        expect_sums_to_one(w, f"the weights of {what}")
+        expect_sums_to_one(t, w, f"the weights of {what}")
 
 
 @check("scaled_dot_product_attention", "scaled_by_sqrt_dk")
@@ -96,7 +98,8 @@ def sdpa_scale(t: Trial) -> None:
         _, w = attention_pair(reply, what)
         expect_shape(w, (lq, lk), f"the weights of {what}")
         expect_real(w, f"the weights of {what}")
-        if close_mask(t, w, ref_w).all():
+        off = discrepancy(t, w, ref_w)
+        if off is None:
             continue
         scores = Q @ K.T
         diagnoses = [
@@ -105,8 +108,9 @@ def sdpa_scale(t: Trial) -> None:
         ]
         for candidate, why in diagnoses:
             if close_mask(t, w, candidate).all():
-                raise CheckFailed(f"the weights of {what} equal {why}")
-        expect_close(t, w, ref_w, f"the weights of {what}", "softmax(Q K^T / sqrt(d_k))")
+                raise CheckFailed(f"the weights of {what} equal {why} (they differ from the "
+                                  f"definition {off.sizes()})", off.margin)
+        expect_close(t, w, ref_w, f"the weights of {what}", "the definition softmax(Q K^T / sqrt(d_k))")
 
 
 def _expect_masked_zero(w: np.ndarray, allowed: np.ndarray, what: str, blocker: str) -> None:
@@ -178,13 +182,14 @@ def sdpa_batched(t: Trial) -> None:
             expect_shape(one_w, (lq, lk), f"the weights of {alone}")
             expect_shape(one_out, (lq, dv), f"the output of {alone}")
             for name, got, single in [("weights", w, one_w), ("output", out, one_out)]:
-                ok = close_mask(t, got[index], single)
-                if not ok.all():
+                off = discrepancy(t, got[index], single)
+                if off is not None:
                     raise CheckFailed(
                         f"the {name} of {what}, at batch element {fmt_index(index)}, differ from "
-                        f"what your function returns for that element alone ({alone}): with "
-                        f"leading batch dimensions, attend within each batch element (transpose "
-                        f"only the last two axes of K, e.g. np.swapaxes(K, -1, -2), not K.T)")
+                        f"what your function returns for that element alone ({alone}) "
+                        f"{off.sizes()}: with leading batch dimensions, attend within each batch "
+                        f"element (transpose only the last two axes of K, e.g. "
+                        f"np.swapaxes(K, -1, -2), not K.T)", off.margin)
 
 
 @check("scaled_dot_product_attention", "queries_and_keys_differ_in_length")
@@ -199,9 +204,10 @@ def sdpa_lengths(t: Trial) -> None:
         expect_shape(w, (lq, lk), f"the weights of {what}")
         expect_shape(out, (lq, dv), f"the output of {what}")
         expect_close(t, w, ref_w, f"the weights of {what}",
-                     "softmax(Q K^T / sqrt(d_k)) over the Lk keys, one row for each of the Lq "
-                     "queries")
-        expect_close(t, out, ref_out, f"the output of {what}", "weights @ V")
+                     "the definition softmax(Q K^T / sqrt(d_k)) over the Lk keys, one row for "
+                     "each of the Lq queries")
+        expect_close(t, out, ref_out, f"the output of {what}",
+                     "the definition softmax(Q K^T / sqrt(d_k)) @ V")
 
 
 # ---- bahdanau_attention ----------------------------------------------------------------
@@ -244,8 +250,9 @@ def bahdanau_definition(t: Trial) -> None:
         ref_ctx, ref_w = t.reference(ref.bahdanau_attention, *args)
         ctx, w, what = _bahdanau(reply, args)
         expect_close(t, w, ref_w, f"the weights of {what}",
-                     "softmax over j of v . tanh(query[b] @ W_q + keys[b, j] @ W_k)")
-        expect_close(t, ctx, ref_ctx, f"the context of {what}", "sum_j weights[b, j] * keys[b, j]")
+                     "the definition softmax over j of v . tanh(query[b] @ W_q + keys[b, j] @ W_k)")
+        expect_close(t, ctx, ref_ctx, f"the context of {what}",
+                     "the definition sum_j weights[b, j] * keys[b, j] with those weights")
 
 
 @check("bahdanau_attention", "weights_sum_to_one")
@@ -257,7 +264,7 @@ def bahdanau_rows_sum(t: Trial) -> None:
     for (args, mask), reply in zip(cases, t.call_each([masked_args(a, m) for a, m in cases]), strict=True):
         ctx, w, what = _bahdanau(reply, args, mask)
         expect_shape(w, args[1].shape[:2], f"the weights of {what}")
-        expect_sums_to_one(w, f"the weights of {what}", slices="batch element")
+        expect_sums_to_one(t, w, f"the weights of {what}", slices="batch element")
 
 
 @check("bahdanau_attention", "masked_keys_get_zero_weight")

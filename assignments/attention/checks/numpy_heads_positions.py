@@ -11,6 +11,7 @@ from grader.checks.base import (
     Trial,
     as_array,
     close_mask,
+    discrepancy,
     expect_close,
     expect_finite,
     expect_floating,
@@ -22,7 +23,6 @@ from reference import attention_numpy as ref
 from . import check
 from .numpy_support import (
     expect_real,
-    first_true,
     in_dtype_of,
     num,
 )
@@ -52,13 +52,13 @@ def split_features(t: Trial) -> None:
         expect_shape(out, (b, heads, length, dk), what)
         expect_real(out, what)
         for h in range(heads):
-            ok = close_mask(t, out[:, h], x[..., h * dk:(h + 1) * dk])
-            if not ok.all():
-                i, p, _ = first_true(~ok)
+            off = discrepancy(t, out[:, h], x[..., h * dk:(h + 1) * dk])
+            if off is not None:
+                i, p, _ = off.index
                 raise CheckFailed(f"in {what}, head {h} at position {p} of batch element {i} does "
                                   f"not hold features {h * dk}..{(h + 1) * dk - 1} of x[{i}, {p}] "
-                                  f"(head h holds features h*d_k ... (h+1)*d_k - 1 of every "
-                                  f"position)")
+                                  f"(it differs {off.sizes()}; head h holds features "
+                                  f"h*d_k ... (h+1)*d_k - 1 of every position)", off.margin)
 
 
 @check("split_heads", "rejects_indivisible_d_model")
@@ -105,13 +105,13 @@ def combine_order(t: Trial) -> None:
         expect_shape(out, (b, length, heads * dk), what)
         expect_real(out, what)
         for h in range(heads):
-            ok = close_mask(t, out[..., h * dk:(h + 1) * dk], x[:, h])
-            if not ok.all():
-                i, p, _ = first_true(~ok)
+            off = discrepancy(t, out[..., h * dk:(h + 1) * dk], x[:, h])
+            if off is not None:
+                i, p, _ = off.index
                 raise CheckFailed(f"in {what}, features {h * dk}..{(h + 1) * dk - 1} of position "
                                   f"{p} of batch element {i} do not hold head {h} at that position "
-                                  f"(head h becomes features h*d_k ... (h+1)*d_k - 1, in head "
-                                  f"order)")
+                                  f"(they differ {off.sizes()}; head h becomes features "
+                                  f"h*d_k ... (h+1)*d_k - 1, in head order)", off.margin)
 
 
 # ---- positional_encoding ---------------------------------------------------------------
@@ -133,7 +133,7 @@ def pe_formula(t: Trial) -> None:
         what = f"positional_encoding({max_len}, {d_model})"
         out = as_array(reply, what)
         expect_close(t, out, expected, what,
-                     "PE[p, 2i] = sin(p / 10000^(2i/d_model)), "
+                     "the formula PE[p, 2i] = sin(p / 10000^(2i/d_model)), "
                      "PE[p, 2i+1] = cos(p / 10000^(2i/d_model))")
 
 
@@ -154,12 +154,13 @@ def pe_sin_cos(t: Trial) -> None:
         expected = np.empty((max_len, d_model))
         expected[:, 0::2] = np.sin(angles)
         expected[:, 1::2] = np.cos(angles)
-        ok = close_mask(t, pe, expected)
-        if not ok.all():
-            p, c = first_true(~ok)
+        off = discrepancy(t, pe, expected)
+        if off is not None:
+            p, c = off.index
             raise CheckFailed(f"in {what}, columns {c - c % 2} and {c - c % 2 + 1} are not "
-                              f"(sin(w p), cos(w p)) for one frequency w (first off at position "
-                              f"{p}, column {c}): even columns hold sin, odd columns cos")
+                              f"(sin(w p), cos(w p)) for one frequency w (they differ {off.sizes()}, "
+                              f"[position, column]): even columns hold sin, odd columns cos",
+                              off.margin)
 
 
 @check("positional_encoding", "position_zero")
@@ -171,11 +172,12 @@ def pe_zero(t: Trial) -> None:
         expect_shape(pe, (max_len, d_model), what)
         expect_real(pe, what)
         expected = np.tile([0.0, 1.0], d_model // 2)
-        ok = close_mask(t, pe[0], expected)
-        if not ok.all():
-            c = first_true(~ok)[0]
+        off = discrepancy(t, pe[0], expected)
+        if off is not None:
+            c = off.index[0]
             raise CheckFailed(f"row 0 of {what} should be [0, 1, 0, 1, ...] (sin 0 = 0 in even "
-                              f"columns, cos 0 = 1 in odd columns); column {c} is {num(pe[0, c])}")
+                              f"columns, cos 0 = 1 in odd columns); column {c} is {num(pe[0, c])}, "
+                              f"off by {off.error:.1e} (tolerance {off.tolerance:.1e})", off.margin)
 
 
 @check("positional_encoding", "rejects_odd_d_model")
@@ -213,25 +215,31 @@ def shift_blocks(t: Trial) -> None:
         expect_real(M, what)
         expect_finite(M, what)
         blocks = np.kron(np.eye(d_model // 2, dtype=bool), np.ones((2, 2), dtype=bool))
-        off = ~blocks & ~close_mask(t, M, np.zeros_like(M, dtype=np.float64))
-        if off.any():
-            row, col = first_true(off)
+        outside = discrepancy(t, M, np.where(blocks, M.astype(np.float64), 0.0))
+        if outside is not None:
+            row, col = outside.index
             raise CheckFailed(f"{what}[{row}, {col}] is {num(M[row, col])}, outside the 2x2 blocks on the "
-                              f"diagonal; every entry there must be 0")
+                              f"diagonal; every entry there must be 0 (off by {outside.error:.1e}, "
+                              f"tolerance {outside.tolerance:.1e})", outside.margin)
         for i in range(d_model // 2):
             a, b, c, d = (np.float64(v) for v in M[2 * i:2 * i + 2, 2 * i:2 * i + 2].reshape(-1))
             block = f"in {what}, block {i} (rows and columns {2 * i}, {2 * i + 1})"
             pair = np.array([a, b, a * a + b * b])
-            ok = close_mask(t, np.array([d, -c, 1.0], dtype=M.dtype), pair)
+            form = np.array([d, -c, 1.0], dtype=M.dtype)
+            ok = close_mask(t, form, pair)
+            if ok.all():
+                continue
+            off = discrepancy(t, form, pair)
+            assert off is not None
+            size = f"(off {off.amount()})"
             if not ok[0]:
-                raise CheckFailed(f"{block} has different diagonal entries; a rotation block is "
-                                  f"[[cos, sin], [-sin, cos]]")
+                raise CheckFailed(f"{block} has different diagonal entries {size}; a rotation block is "
+                                  f"[[cos, sin], [-sin, cos]]", off.margin)
             if not ok[1]:
-                raise CheckFailed(f"{block} has off-diagonal entries that are not opposite; a "
-                                  f"rotation block is [[cos, sin], [-sin, cos]]")
-            if not ok[2]:
-                raise CheckFailed(f"{block} is not a rotation: cos^2 + sin^2 is "
-                                  f"{num(a * a + b * b)}, not 1")
+                raise CheckFailed(f"{block} has off-diagonal entries that are not opposite {size}; a "
+                                  f"rotation block is [[cos, sin], [-sin, cos]]", off.margin)
+            raise CheckFailed(f"{block} is not a rotation: cos^2 + sin^2 is "
+                              f"{num(a * a + b * b)}, not 1 {size}", off.margin)
 
 
 @check("relative_shift_matrix", "rotation_property")

@@ -24,6 +24,7 @@ from grader.checks.base import (
     CheckFailed,
     Trial,
     as_array,
+    discrepancy,
     expect_bool,
     expect_close,
     expect_finite,
@@ -65,7 +66,7 @@ def softmax_definition(t: Trial) -> None:
         expected = t.reference(ref.softmax, x)
         what = f"softmax(x) for x of shape {shape}"
         out = as_array(reply, what)
-        expect_close(t, out, expected, what, "exp(x) / sum(exp(x)) over the last axis")
+        expect_close(t, out, expected, what, "the definition exp(x) / sum(exp(x)) over the last axis")
 
 
 @check("softmax", "rows_sum_to_one")
@@ -76,7 +77,7 @@ def softmax_rows_sum(t: Trial) -> None:
         what = f"softmax(x) for x of shape {shape}"
         out = as_array(reply, what)
         expect_shape(out, shape, what)
-        expect_sums_to_one(out, what)
+        expect_sums_to_one(t, out, what)
 
 
 @check("softmax", "invariant_to_added_constant")
@@ -135,11 +136,12 @@ def softmax_axis(t: Trial) -> None:
         expect_shape(out, shape, what)
         expect_real(out, what)
         sums = np.asarray(out, dtype=np.float64).sum(axis=axis)
-        bad = ~np.isclose(sums, 1.0, rtol=0.0, atol=1e-5)
-        if bad.any():
+        off = discrepancy(t, sums, np.ones_like(sums), dtype=out.dtype)
+        if off is not None:
             raise CheckFailed(f"the slices of {what} along axis {axis} do not sum to 1 (the one "
-                              f"at {fmt_index(first_true(bad))} sums to {num(sums[first_true(bad)])}): "
-                              f"normalise along the given axis")
+                              f"at {fmt_index(off.index)} sums to {num(sums[off.index])}: off by "
+                              f"{off.error:.1e}, tolerance {off.tolerance:.1e}): normalise along "
+                              f"the given axis", off.margin)
         expect_close(t, out, expected, what, f"the softmax along axis {axis}")
 
 

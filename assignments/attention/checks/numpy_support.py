@@ -11,8 +11,10 @@ import numpy as np
 from grader.checks.base import (
     Args,
     CheckFailed,
+    Trial,
     as_array,
     as_pair,
+    discrepancy,
     expect_shape,
     fmt_index,
 )
@@ -38,18 +40,18 @@ def expect_real(arr: np.ndarray, what: str) -> None:
         raise CheckFailed(f"{what} has dtype {arr.dtype}, expected real numbers")
 
 
-def expect_sums_to_one(arr: np.ndarray, what: str, axis: int = -1, slices: str = "row") -> None:
+def expect_sums_to_one(t: Trial, arr: np.ndarray, what: str, axis: int = -1,
+                       slices: str = "row") -> None:
     expect_real(arr, what)
     sums = np.asarray(arr, dtype=np.float64).sum(axis=axis)
-    bad = ~np.isclose(sums, 1.0, rtol=0.0, atol=1e-5)
-    if bad.ndim == 0:
-        if bad:
-            raise CheckFailed(f"{what} sums to {num(sums)}, not 1")
+    off = discrepancy(t, sums, np.ones_like(sums), dtype=arr.dtype)
+    if off is None:
         return
-    if bad.any():
-        first = first_true(bad)
-        raise CheckFailed(f"{slices} {fmt_index(first)} of {what} sums to {num(sums[first])}, "
-                          f"not 1")
+    size = f"off by {off.error:.1e}, tolerance {off.tolerance:.1e}"
+    if sums.ndim == 0:
+        raise CheckFailed(f"{what} sums to {num(sums)}, not 1 ({size})", off.margin)
+    raise CheckFailed(f"{slices} {fmt_index(off.index)} of {what} sums to {num(sums[off.index])}, "
+                      f"not 1 ({size})", off.margin)
 
 
 def as_mask(value: Any, what: str, shape: Sequence[int]) -> np.ndarray:

@@ -20,6 +20,8 @@ from grader.checks.base import (
     ModuleReply,
     Trial,
     as_array,
+    close_mask,
+    discrepancy,
     expect_close,
     expect_floating,
     expect_shape,
@@ -46,7 +48,7 @@ from .torch_support import (
 
 BAHDANAU = "BahdanauAttention"
 BAH_DIMS = (5, 6, 4)  # query_dim, key_dim, attn_dim: all different, so swaps show
-BAH_FORMULA = ("weights = softmax_j(v(tanh(W_q(query) + W_k(keys[:, j])))) and "
+BAH_FORMULA = ("the definition weights = softmax_j(v(tanh(W_q(query) + W_k(keys[:, j])))) and "
                "context = sum_j weights[:, j] * keys[:, j]")
 
 
@@ -72,7 +74,7 @@ def _bahdanau_case(t: Trial, batch: int, lk: int, mask: np.ndarray | None = None
     expect_shape(weights, (batch, lk), f"weights returned by {what}")
     expect_shape(context, (batch, dk), f"context returned by {what}")
     if mask is not None:
-        expect_masked(weights, mask, "weights")
+        expect_masked(t, weights, mask, "weights")
     expect_close(t, weights, expected["outputs"][1], f"weights returned by {what}", BAH_FORMULA)
     expect_close(t, context, expected["outputs"][0], f"context returned by {what}", BAH_FORMULA)
     if grads:
@@ -110,9 +112,9 @@ def bahdanau_gradients(t: Trial) -> None:
 # ---- MultiHeadAttention --------------------------------------------------------------------
 
 MHA = "MultiHeadAttention"
-MHA_FORMULA = ("W_o(concat_h softmax(Q_h K_h^T / sqrt(d_k)) V_h) with Q_h, K_h, V_h the "
+MHA_FORMULA = ("the definition W_o(concat_h softmax(Q_h K_h^T / sqrt(d_k)) V_h) with Q_h, K_h, V_h the "
                "features h*d_k ... (h+1)*d_k - 1 of W_q(query), W_k(key), W_v(value)")
-HEAD_FORMULA = "softmax(Q_h K_h^T / sqrt(d_k)) of that head"
+HEAD_FORMULA = "the definition softmax(Q_h K_h^T / sqrt(d_k)) of that head"
 
 
 def _mha_state(t: Trial, d_model: int) -> dict[str, np.ndarray]:
@@ -229,9 +231,9 @@ def mha_mask(t: Trial) -> None:
         reply, expected, what = _mha_run(t, d_model, heads, batch, lq, lk, mask=mask,
                                          self_attention=self_attention)
         output, weights = _mha_outputs(reply, what, batch, heads, lq, lk, d_model)
-        expect_masked(weights, mask, "weights")
+        expect_masked(t, weights, mask, "weights")
         expect_close(t, weights, expected["outputs"][1], f"weights returned by {what}",
-                     "softmax(Q_h K_h^T / sqrt(d_k)) over the keys the mask allows")
+                     "the definition softmax(Q_h K_h^T / sqrt(d_k)) over the keys the mask allows")
         expect_close(t, output, expected["outputs"][0], f"output returned by {what}", MHA_FORMULA)
 
 
@@ -284,14 +286,12 @@ def pe_buffer(t: Trial) -> None:
         expect_floating(pe, "the buffer pe")
         expect_shape(pe, (1, max_len, d_model), f"the buffer pe of {where}")
         table = t.reference(ref_np.positional_encoding, max_len, d_model)
-        tol = t.tolerance(pe.dtype)
-        if not np.allclose(pe[0], table, rtol=tol.rtol, atol=tol.atol):
-            swapped = sin_cos_swapped(table)
-            if np.allclose(pe[0], swapped, rtol=tol.rtol, atol=tol.atol):
-                raise CheckFailed(f"the buffer pe of {where} has cos on the even features and sin "
-                                  "on the odd ones; the contract puts sin on even features (2i) "
-                                  "and cos on odd features (2i+1)")
-        expect_close(t, pe[0], table, f"the buffer pe[0] of {where}", PE_FORMULA)
+        off = discrepancy(t, pe[0], table)
+        if off is not None and close_mask(t, pe[0], sin_cos_swapped(table)).all():
+            raise CheckFailed(f"the buffer pe of {where} has cos on the even features and sin "
+                              "on the odd ones; the contract puts sin on even features (2i) "
+                              f"and cos on odd features (2i+1) (it differs {off.sizes()})", off.margin)
+        expect_close(t, pe[0], table, f"the buffer pe[0] of {where}", f"the formula {PE_FORMULA}")
 
 
 @check(PE, "forward_adds_encoding")

@@ -14,6 +14,7 @@ from grader.checks.base import (
     Trial,
     as_array,
     as_pair,
+    discrepancy,
     expect_close,
     expect_floating,
     expect_shape,
@@ -123,7 +124,7 @@ def output_pair(reply: ModuleReply, what: str, names: tuple[str, str]) -> tuple[
     return a, b
 
 
-def expect_masked(weights: np.ndarray, allowed: np.ndarray, what: str) -> None:
+def expect_masked(t: Trial, weights: np.ndarray, allowed: np.ndarray, what: str) -> None:
     """Blocked entries exactly 0 and every row summing to 1."""
     allowed = np.broadcast_to(allowed, weights.shape)
     leak = ~allowed & (weights != 0)
@@ -134,11 +135,11 @@ def expect_masked(weights: np.ndarray, allowed: np.ndarray, what: str) -> None:
             f"(True means 'may attend'); a masked key must get weight exactly 0 "
             f"({int(leak.sum())} masked entries are not 0)")
     sums = weights.astype(np.float64).sum(axis=-1)
-    bad = ~np.isclose(sums, 1.0, rtol=0.0, atol=1e-5)
-    if bad.any():
-        index = tuple(np.argwhere(bad)[0])
-        raise CheckFailed(f"row {fmt_index(index)} of {what} sums to {sums[index]:.4g}, not 1: the "
-                          "weights over the keys a query may attend to must sum to 1")
+    off = discrepancy(t, sums, np.ones_like(sums), dtype=weights.dtype)
+    if off is not None:
+        raise CheckFailed(f"row {fmt_index(off.index)} of {what} sums to {sums[off.index]:.4g}, not 1 "
+                          f"(off by {off.error:.1e}, tolerance {off.tolerance:.1e}): the weights over "
+                          "the keys a query may attend to must sum to 1", off.margin)
 
 
 def expect_grad(t: Trial, got: Any, expected: np.ndarray, what: str) -> None:

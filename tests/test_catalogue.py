@@ -1,0 +1,74 @@
+"""Catalogue entries: the header lines are validated on load, with errors naming the file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from grader.bundle import Bundle, load_bundle
+from grader.catalogue import CatalogueError, load_catalogue
+from grader.config import DEFAULT_ASSIGNMENT
+
+BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+
+ENTRY = '''"""softmax without the max shift."""
+# item: softmax
+{loses}
+import numpy as np
+
+
+def softmax(x, axis=-1):
+    return np.exp(x) / np.exp(x).sum(axis=axis, keepdims=True)
+'''
+
+
+def _catalogue(tmp_path: Path, kind: str, loses: str) -> Path:
+    """One entry in ``tmp_path / "catalogue"``, the catalogue of a copy of the attention YAML
+    (with the real checks and reference)."""
+    raw = yaml.safe_load(DEFAULT_ASSIGNMENT.read_text(encoding="utf-8"))
+    raw["bundle"] = {**raw["bundle"], "checks": str(BUNDLE.root / "checks"), "reference": str(BUNDLE.reference_dir)}
+    (tmp_path / "assignment.yaml").write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")
+    folder = tmp_path / "catalogue" / f"{kind}s"
+    folder.mkdir(parents=True)
+    path = folder / "entry.py"
+    path.write_text(ENTRY.format(loses=loses), encoding="utf-8")
+    return path
+
+
+def _bundle(tmp_path: Path) -> Bundle:
+    return load_bundle(tmp_path / "assignment.yaml")
+
+
+def test_loses_names_the_checks_a_mutant_must_fail(tmp_path: Path) -> None:
+    _catalogue(tmp_path, "mutant", "# loses: stable_for_large_inputs, rows_sum_to_one")
+    (entry,) = load_catalogue(_bundle(tmp_path))
+    assert entry.loses == ("stable_for_large_inputs", "rows_sum_to_one")
+
+
+def test_without_loses_a_mutant_must_only_lose_points(tmp_path: Path) -> None:
+    _catalogue(tmp_path, "mutant", "")
+    (entry,) = load_catalogue(_bundle(tmp_path))
+    assert entry.loses == ()
+
+
+@pytest.mark.parametrize("kind, loses, why", [
+    ("mutant", "# loses: made_up", "'# loses: made_up' is not a check of softmax"),
+    ("alternative", "# loses: rows_sum_to_one", "only a mutant has a '# loses:' line"),
+])
+def test_a_bad_loses_line_is_an_error_naming_the_file(tmp_path: Path, kind: str, loses: str, why: str) -> None:
+    path = _catalogue(tmp_path, kind, loses)
+    with pytest.raises(CatalogueError) as info:
+        load_catalogue(_bundle(tmp_path))
+    assert str(info.value).startswith(f"{path}: {why}")
+
+
+def test_every_port_names_its_source() -> None:
+    """A catalogue entry that ports public code says where from (project and file or section)."""
+    entries = load_catalogue(BUNDLE)
+    ports = [e for e in entries if "# Source:" in e.code]
+    assert len(ports) >= 30
+    for entry in ports:
+        source = entry.code.split("# Source:", 1)[1].split("\n", 1)[0]
+        assert len(source.strip()) > 10, entry.name
