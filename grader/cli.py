@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .config import DEFAULT_ASSIGNMENT, ConfigError
 from .extras import require_extra
-from .reporters import DEFAULT_REPORTERS, REPORTERS
+from .reporters import DEFAULT_REPORTERS, OLD_NAMES, REPORTERS
 
 BUNDLE_HELP = "the assignment bundle: its folder or its YAML"
 
@@ -20,12 +21,20 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
 
     grade = commands.add_parser("grade", help="grade a class: one folder per student")
-    grade.add_argument("submissions", type=Path, help="folder with one sub-folder per student")
-    grade.add_argument("--out", type=Path, required=True, help="where the reports (grades.csv, results.json, "
-                       "feedback/) go")
+    grade.add_argument("submissions", type=Path, nargs="?",
+                       help="folder with one sub-folder per student (not with --nbgrader)")
+    grade.add_argument("--out", type=Path, help="where the reports go (grades.csv, results.json, feedback/, ...); "
+                       "with --nbgrader, default COURSE_DIR/grader-reports/ASSIGNMENT_ID")
     grade.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
-    grade.add_argument("--report", action="append", choices=sorted(REPORTERS), dest="reports",
-                       help=f"an output to write (repeatable; default: {', '.join(DEFAULT_REPORTERS)})")
+    grade.add_argument("--format", type=_formats, action="append", dest="formats", metavar="FORMAT[,FORMAT...]",
+                       help=f"outputs to write, repeatable: {', '.join(REPORTERS)} "
+                       f"(default: {', '.join(DEFAULT_REPORTERS)})")
+    grade.add_argument("--report", type=_formats, action="append", dest="formats", metavar="NAME",
+                       help="the same as --format; also takes the old names " + ", ".join(OLD_NAMES))
+    grade.add_argument("--nbgrader", type=Path, metavar="COURSE_DIR",
+                       help="grade an nbgrader course's submitted/<student>/ASSIGNMENT_ID/ and write the scores "
+                       "into its gradebook")
+    grade.add_argument("--assignment-id", help="the nbgrader assignment (default: the bundle's name)")
     grade.add_argument("--seed", type=int, help="reproduce a run: the seed its results.json records")
     grade.add_argument("--jobs", type=int, help="worker processes (default: the number of cores)")
     grade.add_argument("--scheduler", help="address of a dask.distributed scheduler to run on instead")
@@ -35,6 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     release.add_argument("--out", type=Path, required=True)
     release.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
     release.add_argument("--source", type=Path, help="folder of the source notebooks (default: the bundle's)")
+
+    gradescope = commands.add_parser("gradescope", help="build a Gradescope autograder zip (setup.sh, run_autograder)")
+    gradescope.add_argument("--out", type=Path, required=True, help="the zip to write (e.g. autograder.zip)")
+    gradescope.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
 
     audit = commands.add_parser("audit", help="prove the checks: reference full, stubs zero, mutants caught")
     audit.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
@@ -55,6 +68,13 @@ def main(argv: list[str] | None = None) -> int:
             for path in release_assignment(load_bundle(args.assignment), args.out, args.source):
                 print(path)
             return 0
+        if args.command == "gradescope":
+            from .bundle import load_bundle
+            from .gradescope import build_zip
+
+            names = build_zip(load_bundle(args.assignment), args.out)
+            print(f"wrote {args.out} ({len(names)} files): upload it as the autograder; see the README")
+            return 0
         from .audit import run_audit
 
         return run_audit(args.assignment, seed=args.seed, jobs=args.jobs, auto=args.auto, max_auto=args.max_auto)
@@ -64,6 +84,16 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"interrupted: {args.command} stopped", file=sys.stderr)
         return 130
+
+
+def _formats(value: str) -> list[str]:
+    """``csv,junit`` -> the reporters' names (old ``--report`` names accepted)."""
+    names = [OLD_NAMES.get(name.strip(), name.strip()) for name in value.split(",") if name.strip()]
+    unknown = [name for name in names if name not in REPORTERS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown format {', '.join(unknown) or repr(value)} "
+                                         f"(choose from {', '.join(REPORTERS)})")
+    return names
 
 
 def _grade(args: argparse.Namespace) -> int:
@@ -81,18 +111,47 @@ def _grade(args: argparse.Namespace) -> int:
         bar.update(1)
         graded = f"{done} of {total}"
 
-    reports = tuple(dict.fromkeys(args.reports or DEFAULT_REPORTERS))
+    reports = tuple(dict.fromkeys(name for names in args.formats or [DEFAULT_REPORTERS] for name in names))
+    options = dict(assignment_path=args.assignment, seed=args.seed, jobs=args.jobs, scheduler=args.scheduler,
+                   reporters=reports, progress=progress)
     try:
-        outcome = grade_class(args.submissions, args.out, assignment_path=args.assignment, seed=args.seed,
-                              jobs=args.jobs, scheduler=args.scheduler, reporters=reports, progress=progress)
+        if args.nbgrader is not None:
+            outcome = _grade_course(args, grade_class, options)
+        elif args.assignment_id is not None:
+            raise ValueError("grade: --assignment-id goes with --nbgrader COURSE_DIR")
+        elif args.submissions is None or args.out is None:
+            raise ValueError("grade: give the class folder and --out (or --nbgrader COURSE_DIR)")
+        else:
+            outcome = grade_class(args.submissions, args.out, **options)
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
-        print(f"interrupted: {graded} students graded; {args.out} was left as it was", file=sys.stderr)
+        print(f"interrupted: {graded} students graded; {args.out or 'the output folder'} was left as it was"
+              + (" and so was the gradebook" if args.nbgrader else ""), file=sys.stderr)
         return 130
     if bar is not None:
         bar.close()
     for line in outcome.summary.lines():
         print(line)
     print(f"seed {outcome.seed}; {outcome.seconds:.1f} s; wrote {', '.join(reports)} into {outcome.out_dir}")
+    if args.nbgrader is not None:
+        print(f"scores written into the nbgrader gradebook of {args.nbgrader}")
     return 0
+
+
+def _grade_course(args: argparse.Namespace, grade_class: Any, options: dict[str, Any]) -> Any:
+    """``grade --nbgrader COURSE_DIR``: the course's submissions, scores into its gradebook."""
+    if args.submissions is not None:
+        raise ValueError(f"grade: give either a class folder ({args.submissions}) or --nbgrader, not both")
+    require_extra("nbgrader", "course", "--nbgrader")
+    from .bundle import load_bundle
+    from .reporters.nbgrader_gradebook import NbgraderGradebook, class_view, open_course
+
+    bundle = load_bundle(args.assignment)
+    course = open_course(args.nbgrader, args.assignment_id or bundle.name)
+    gradebook = NbgraderGradebook(course)
+    gradebook.check(bundle)  # a course that does not match the bundle is told before anything runs
+    out = args.out if args.out is not None else course.root / "grader-reports" / course.assignment_id
+    with class_view(course) as view:
+        # The course holds the solutions (source/) and every student's work: no sandbox sees it.
+        return grade_class(view, out, stages=[gradebook], hide=[course.root], **options)

@@ -24,7 +24,7 @@ from .load import discover
 from .outdir import check_out_dir, staged
 from .pool import Scheduler, dask, default_jobs, local
 from .report import Summary, Tally
-from .reporters import DEFAULT_REPORTERS, open_reporter, reporter_class
+from .reporters import DEFAULT_REPORTERS, Stage, open_reporter, reporter_class
 from .results import RunInfo, SubmissionResult, zero_submission
 from .sandbox.policy import keep_from_same_uid, probe
 from .worker import Job
@@ -75,11 +75,15 @@ def grade_class(
     jobs: int | None = None,
     scheduler: str | None = None,
     reporters: Sequence[str] = DEFAULT_REPORTERS,
+    stages: Sequence[Stage] = (),
+    hide: Sequence[Path] = (),
     progress: Callable[[int, int], None] | None = None,
     log: Callable[[str], None] = _stderr,
 ) -> RunOutcome:
     """Grade every student folder of ``class_dir`` against the bundle at ``assignment_path``
-    (its folder or YAML) and write the ``reporters``' outputs into ``out_dir``."""
+    (its folder or YAML) and write the ``reporters``' outputs into ``out_dir``. ``stages``
+    (the nbgrader gradebook) get the same results; ``hide`` are more folders the sandboxes
+    must not see (a course folder, with its solutions)."""
     class_dir, out_dir = Path(class_dir).resolve(), Path(out_dir).resolve()
     if out_dir == class_dir or class_dir in out_dir.parents:
         raise ValueError(f"{out_dir}: the output folder must not be inside the class folder {class_dir}")
@@ -110,10 +114,11 @@ def grade_class(
     tally = Tally(bundle.assignment)
     chosen = dask(scheduler) if scheduler else local(jobs)
     with staged(out_dir) as write_dir:
-        outputs = [open_reporter(name, write_dir) for name in reporters]
+        outputs = [*(open_reporter(name, write_dir) for name in reporters), *stages]
         for output in outputs:
             output.start(bundle, run)
-        stream = grade(bundle, folders, chosen, seed=seed, class_dir=class_dir, outputs=(out_dir, write_dir), log=log)
+        stream = grade(bundle, folders, chosen, seed=seed, class_dir=class_dir, outputs=(out_dir, write_dir, *hide),
+                       log=log)
         for done, result in enumerate(stream, start=1):
             for output in outputs:
                 output.add(result)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -130,3 +131,35 @@ def test_bad_input_is_a_clear_error(tmp_path: Path):
     assert proc.returncode == 2 and f"{bad}: items: missing" in proc.stderr
     proc = grade([str(SAMPLE), "--out", str(SAMPLE / "Ada Lovelace" / "out")])
     assert proc.returncode == 2 and "must not be inside the class folder" in proc.stderr
+
+
+def test_the_default_outputs_are_the_three_of_old(run):
+    out = run[0]
+    assert sorted(p.name for p in out.iterdir()) == ["feedback", "grades.csv", "results.json"]
+
+
+def test_formats_are_chosen_with_format_and_report_keeps_its_old_names(tmp_path: Path):
+    from grader.filenames import safe_name
+
+    junitparser = pytest.importorskip("junitparser")
+    class_dir = tmp_path / "class"
+    for name in ("Ada Lovelace", "Zoë Çelik"):
+        shutil.copytree(SAMPLE / name, class_dir / name)
+    out = tmp_path / "out"
+    proc = grade([str(class_dir), "--out", str(out), "--seed", "11", "--jobs", "1", "--format", "junit",
+                  "--format", "prairielearn,gradescope", "--report", "grades-csv"])
+    assert proc.returncode == 0, proc.stderr
+    assert {p.name for p in out.iterdir()} == {"gradescope", "grades.csv", "junit.xml", "prairielearn"}
+    suites = {s.name: s for s in junitparser.JUnitXml.fromfile(str(out / "junit.xml"))}
+    assert set(suites) == {"Ada Lovelace", "Zoë Çelik"} and suites["Ada Lovelace"].failures == 0
+    zoe = json.loads((out / "gradescope" / f"{safe_name('Zoë Çelik')}.json").read_text(encoding="utf-8"))
+    assert zoe["score"] == sum(SAMPLE_GRADES["Zoë Çelik"])
+    pl = json.loads((out / "prairielearn" / f"{safe_name('Zoë Çelik')}.json").read_text(encoding="utf-8"))
+    assert pl["score"] == sum(SAMPLE_GRADES["Zoë Çelik"]) / 100 and pl["gradable"]
+    assert rows(out)["Zoë Çelik"]["score"] == str(sum(SAMPLE_GRADES["Zoë Çelik"]))
+
+
+def test_an_unknown_format_is_a_usage_error(tmp_path: Path):
+    proc = grade([str(SAMPLE), "--out", str(tmp_path / "o"), "--format", "csv,pdf"])
+    assert proc.returncode == 2 and "unknown format pdf (choose from csv, json, markdown, junit" in proc.stderr
+    assert not (tmp_path / "o").exists()

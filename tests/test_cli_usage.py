@@ -69,6 +69,11 @@ def test_release_without_the_course_extra(tmp_path: Path):
     one_line_error(proc, "pip install 'attention-autograder[course]'")
 
 
+def test_nbgrader_without_the_course_extra(tmp_path: Path):
+    proc = cli("grade", "--nbgrader", str(tmp_path), prelude="import sys; sys.modules['nbgrader'] = None")
+    one_line_error(proc, "--nbgrader needs nbgrader", "pip install 'attention-autograder[course]'")
+
+
 def test_version():
     proc = cli("--version")
     assert proc.returncode == 0 and proc.stdout.startswith("python -m grader ")

@@ -106,7 +106,7 @@ def test_reporters_are_chosen_by_name(tmp_path: Path):
     assert set(DEFAULT_REPORTERS) <= set(REPORTERS)
     with pytest.raises(ValueError, match="unknown reporter 'nope'"):
         open_reporter("nope", tmp_path)
-    only = open_reporter("grades-csv", tmp_path)
+    only = open_reporter("csv", tmp_path)
     only.start(BUNDLE, RUN)
     only.add(result("a"))
     only.close()

@@ -2,8 +2,9 @@
 
 A reporter is made with the output folder, then gets ``start(bundle, run)``, ``add(result)``
 for each student as the results stream in (in completion order), and ``close()``. It is
-chosen by name: adding a format is a module of its own and one line in ``REPORTERS``
-(imported only when chosen, so a format's optional dependencies stay optional).
+chosen by its format's name (``--format``): adding a format is a module of its own and one
+line in ``REPORTERS`` (imported only when chosen, so a format's optional dependencies stay
+optional). A reporter writes only inside the folder it is given (the run's staging folder).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from ..bundle import Bundle
 from ..results import RunInfo, SubmissionResult
 
 
-class Reporter(Protocol):
-    def __init__(self, out_dir: Path) -> None: ...
+class Stage(Protocol):
+    """What a run feeds its results to: a reporter, or the nbgrader gradebook."""
 
     def start(self, bundle: Bundle, run: RunInfo) -> None: ...
 
@@ -26,13 +27,22 @@ class Reporter(Protocol):
     def close(self) -> None: ...
 
 
-# name -> "module:class"
+class Reporter(Stage, Protocol):
+    def __init__(self, out_dir: Path) -> None: ...
+
+
+# format name -> "module:class"
 REPORTERS: dict[str, str] = {
-    "grades-csv": "grader.reporters.grades_csv:GradesCsv",
-    "results-json": "grader.reporters.results_json:ResultsJson",
-    "feedback-md": "grader.reporters.feedback_md:FeedbackMarkdown",
+    "csv": "grader.reporters.grades_csv:GradesCsv",
+    "json": "grader.reporters.results_json:ResultsJson",
+    "markdown": "grader.reporters.feedback_md:FeedbackMarkdown",
+    "junit": "grader.reporters.junit_xml:JUnitXml",
+    "prairielearn": "grader.reporters.prairielearn:PrairieLearn",
+    "gradescope": "grader.reporters.gradescope:Gradescope",
 }
-DEFAULT_REPORTERS = ("grades-csv", "results-json", "feedback-md")
+DEFAULT_REPORTERS = ("csv", "json", "markdown")
+# The names `--report` took before `--format`; still accepted.
+OLD_NAMES = {"grades-csv": "csv", "results-json": "json", "feedback-md": "markdown"}
 
 
 def reporter_class(name: str) -> type[Reporter]:

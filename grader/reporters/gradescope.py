@@ -1,0 +1,40 @@
+"""``gradescope/<student>.json``: Gradescope's autograder ``results.json``
+(https://gradescope-autograders.readthedocs.io/en/latest/specs/#output-format): the ``score``,
+the ``execution_time``, one test per check (its ``score``, ``max_score`` and, as ``output``,
+why it failed), visible to the student; the autograder's own log (``stdout``) stays hidden."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..report import fmt_points
+from ..results import SubmissionResult
+from .text import JsonPerStudent, check_output, submission_notes
+
+
+class Gradescope(JsonPerStudent):
+    folder_name = "gradescope"
+
+    def render(self, result: SubmissionResult) -> dict[str, Any]:
+        return results(result)
+
+
+def results(result: SubmissionResult) -> dict[str, Any]:
+    """The student's results in Gradescope's format."""
+    tests = [
+        {"name": f"{item.name}: {check.name}", "score": check.earned, "max_score": check.points,
+         "status": "passed" if check.passed else "failed", "output": check_output(item, check),
+         "visibility": "visible"}
+        for item in result.items for check in item.checks
+    ]
+    notes = submission_notes(result)
+    return {
+        "score": result.score,
+        "execution_time": math.ceil(result.seconds),
+        "output": "\n".join([f"Score: {fmt_points(result.score)} / {fmt_points(result.max_score)}", *notes]),
+        # Only the tests are for the student: the log names the grader's paths and settings.
+        "stdout_visibility": "hidden",
+        "visibility": "visible",
+        "tests": tests,
+    }

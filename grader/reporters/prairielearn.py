@@ -1,0 +1,39 @@
+"""``prairielearn/<student>.json``: PrairieLearn's external-grader results
+(https://prairielearn.readthedocs.io/en/latest/externalGrading/#grading-results): ``gradable``,
+``score`` from 0 to 1, ``message``, and one test per check with its ``points``, ``max_points``
+and, as ``output``, why it failed. A submission none of whose notebooks could be read or loaded
+is not gradable (PrairieLearn then does not count the attempt)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..report import fmt_points
+from ..results import SubmissionResult
+from .text import JsonPerStudent, all_unusable, check_output, submission_notes
+
+
+class PrairieLearn(JsonPerStudent):
+    folder_name = "prairielearn"
+
+    def render(self, result: SubmissionResult) -> dict[str, Any]:
+        return results(result)
+
+
+def results(result: SubmissionResult) -> dict[str, Any]:
+    """The student's results in PrairieLearn's format."""
+    notes = submission_notes(result)
+    tests = [
+        {"name": f"{item.name}: {check.name}", "description": f"{item.name} ({item.notebook})",
+         "points": check.earned, "max_points": check.points, "output": check_output(item, check),
+         "message": "" if check.passed else check.message}
+        for item in result.items for check in item.checks
+    ]
+    score = result.score / result.max_score if result.max_score > 0 else 0.0
+    return {
+        "gradable": not all_unusable(result),
+        "score": min(1.0, max(0.0, score)),
+        "message": f"Score: {fmt_points(result.score)} / {fmt_points(result.max_score)}",
+        "output": "\n".join(notes),
+        "tests": tests,
+    }

@@ -1,0 +1,67 @@
+"""``--format gradescope``: one results.json per student in Gradescope's autograder format,
+validated against that format as Gradescope documents it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+from test_reporters import BUNDLE, RUN, result
+
+from grader.filenames import safe_name
+from grader.reporters import open_reporter
+
+# https://gradescope-autograders.readthedocs.io/en/latest/specs/#output-format: the top-level
+# score (overrides the tests' sum), execution_time in seconds, output, visibility settings, and
+# the tests, each with a score and max_score, name, output, status and visibility.
+VISIBILITY = {"enum": ["hidden", "after_due_date", "after_published", "visible"]}
+TEST = {
+    "type": "object",
+    "required": ["name", "score", "max_score"],
+    "additionalProperties": False,
+    "properties": {
+        "score": {"type": "number"}, "max_score": {"type": "number"}, "status": {"enum": ["passed", "failed"]},
+        "name": {"type": "string"}, "name_format": {"type": "string"}, "number": {"type": "string"},
+        "output": {"type": "string"}, "output_format": {"type": "string"}, "tags": {"type": "array"},
+        "visibility": VISIBILITY, "extra_data": {"type": "object"},
+    },
+}
+GRADESCOPE = {
+    "type": "object",
+    "required": ["score", "execution_time", "stdout_visibility", "tests"],
+    "additionalProperties": False,
+    "properties": {
+        "score": {"type": "number"}, "execution_time": {"type": "integer", "minimum": 0},
+        "output": {"type": "string"}, "output_format": {"type": "string"},
+        "test_output_format": {"type": "string"}, "test_name_format": {"type": "string"},
+        "visibility": VISIBILITY, "stdout_visibility": VISIBILITY, "extra_data": {"type": "object"},
+        "tests": {"type": "array", "items": TEST}, "leaderboard": {"type": "array"},
+    },
+}
+
+
+def validate(data: dict) -> dict:
+    jsonschema.validate(data, GRADESCOPE)
+    return data
+
+
+def test_one_test_per_check_with_the_property_message_and_a_hidden_log(tmp_path: Path):
+    reporter = open_reporter("gradescope", tmp_path)
+    reporter.start(BUNDLE, RUN)
+    odd = 'CON<"x">'
+    for r in (result("zoë"), result(odd, "softmax")):
+        reporter.add(r)
+    reporter.close()
+    files = {p.stem: validate(json.loads(p.read_text(encoding="utf-8"))) for p in (tmp_path / "gradescope").iterdir()}
+    assert set(files) == {"zoë", safe_name(odd)}
+    data = files[safe_name(odd)]
+    assert data["score"] == 90 and data["stdout_visibility"] == "hidden"
+    tests = {t["name"]: t for t in data["tests"]}
+    assert len(tests) == sum(len(item.checks) for item in BUNDLE.assignment.items)
+    failed = tests["softmax: rows_sum_to_one"]
+    assert failed == {"name": "softmax: rows_sum_to_one", "score": 0, "max_score": 1, "status": "failed",
+                      "output": "row [3] of softmax(x) sums to 0.61, not 1", "visibility": "visible"}
+    assert tests["causal_mask: blocks_future"]["status"] == "passed"
+    assert sum(t["score"] for t in data["tests"]) == data["score"]
+    assert "hello" not in json.dumps(data)  # what the student's code printed is not shown back
