@@ -19,6 +19,7 @@ import importlib
 import importlib.util
 import inspect
 import os
+import pprint
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,8 +158,9 @@ def _read_module(module: ModuleType) -> _Module:
             defs[node.name] = node
         elif isinstance(node, ast.Assign):
             for target in node.targets:
-                if isinstance(target, ast.Name):
-                    defs[target.id] = node
+                for name in ast.walk(target):  # ``a = ...`` and ``a, b = ...``
+                    if isinstance(name, ast.Name):
+                        defs[name.id] = node
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             defs[node.target.id] = node
         elif isinstance(node, ast.Import):
@@ -299,7 +301,7 @@ def build_check_py(bundle: Bundle) -> str:
         *sorted(set(collector.externals.values())),
         "",
         *(f"{part}\n\n" for part in body),
-        f"SPEC = {spec!r}",
+        f"SPEC = {pprint.pformat(spec, width=100, sort_dicts=False)}",
         "",
         f"CHECKS = {{\n{checks},\n}}",
         "",

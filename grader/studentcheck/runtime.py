@@ -14,14 +14,15 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import selectors
+import queue
 import subprocess
 import sys
+import threading
 import time
 import types
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from ..checks.base import CheckFailed, Trial
 from ..config import Item, Tolerance
@@ -159,25 +160,22 @@ def run_child(path: Path, notebook: str, items: list[str], results: dict[str, li
     child = subprocess.Popen([sys.executable, script, "--child", request], stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     assert child.stdout is not None
-    selector = selectors.DefaultSelector()
-    selector.register(child.stdout, selectors.EVENT_READ)
-    buffer = b""
+    lines: queue.Queue[bytes] = queue.Queue()
+    # A thread, not select(): select() cannot wait on a pipe on Windows.
+    threading.Thread(target=read_lines, args=(child.stdout, lines), daemon=True).start()
     current = items[0]
     limit = float(spec["load_seconds"])
     deadline = time.monotonic() + limit
     what = f"running the notebook's cells did not finish within {limit:g} s"
     try:
         while True:
-            while b"\n" not in buffer:
-                left = deadline - time.monotonic()
-                if left <= 0 or not selector.select(left):
-                    return current, f"{what} (an endless loop, or waiting for input?)"
-                chunk = os.read(child.stdout.fileno(), 65536)
-                if not chunk:
-                    status = child.wait()
-                    return current, f"the process checking it stopped (exit status {status}) during this item"
-                buffer += chunk
-            line, buffer = buffer.split(b"\n", 1)
+            try:
+                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                return current, f"{what} (an endless loop, or waiting for input?)"
+            if not line:
+                status = child.wait()
+                return current, f"the process checking it stopped (exit status {status}) during this item"
             message = json.loads(line)
             if "unusable" in message:
                 raise UsageError(message["unusable"])
@@ -198,11 +196,17 @@ def run_child(path: Path, notebook: str, items: list[str], results: dict[str, li
             deadline = time.monotonic() + limit
             what = f"this item's checks did not finish within {limit:g} s"
     finally:
-        selector.close()
         if child.poll() is None:
             child.kill()
         child.wait()
-        child.stdout.close()
+
+
+def read_lines(stream: IO[bytes], lines: queue.Queue[bytes]) -> None:
+    """Every line of ``stream``, then b"" at its end."""
+    for line in stream:
+        lines.put(line)
+    lines.put(b"")
+    stream.close()
 
 
 def child_main(request: dict[str, Any], spec: dict[str, Any],
