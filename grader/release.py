@@ -49,10 +49,11 @@ def release_assignment(bundle: Bundle, out_dir: Path, source_dir: Path | None = 
     Beside them goes ``check.py``, the students' checker: the bundle's public checks in one
     file that needs neither this package nor the reference (``grader.studentcheck``).
 
-    Returns the paths written: the notebooks in the order of ``bundle.release``, then
-    ``check.py``. Raises ``ValueError`` when ``source_dir`` lacks a source notebook,
-    ``grader.studentcheck.generate.GenerationError`` when a public check needs the reference
-    and ``RuntimeError`` when nbgrader fails (with nbgrader's log).
+    Returns the notebooks written, in the order of ``bundle.release`` (``check.py`` is
+    ``out_dir / grader.studentcheck.generate.FILE_NAME``). Raises ``ValueError`` when
+    ``source_dir`` lacks a source notebook, ``grader.studentcheck.generate.GenerationError``
+    when a public check needs the reference and ``RuntimeError`` when nbgrader fails (with
+    nbgrader's log).
     """
     source_dir = Path(source_dir) if source_dir is not None else bundle.root
     out_dir = Path(out_dir)
@@ -99,5 +100,5 @@ def release_assignment(bundle: Bundle, out_dir: Path, source_dir: Path | None = 
             target = out_dir / name
             shutil.copyfile(produced, target)
             written.append(target)
-    written.append(write_check_py(checker, out_dir))
+    write_check_py(checker, out_dir)
     return written
