@@ -17,7 +17,6 @@ from grader.bundle import Bundle, load_bundle
 from grader.catalogue import load_catalogue, write_submission
 from grader.config import DEFAULT_ASSIGNMENT
 from grader.pool import local
-from grader.run import grade_submission  # noqa: F401  (the grader's item loop, driven by grade below)
 from grader.studentcheck.generate import SEED, GenerationError, build_check_py
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
