@@ -285,12 +285,13 @@ def build_check_py(bundle: Bundle) -> str:
         collector.need(runtime.__name__, name, f"{runtime.__name__}.{name}")
     body = [collector.emitted[key] for key in collector.order]
     checks = ",\n".join(f"    ({item!r}, {check!r}): {fn}" for item, check, fn in table)
+    example = f"{bundle.assignment.notebooks[0]}.ipynb"
     return "\n".join([
         f'"""Check your {bundle.name} notebooks with the public checks of the grader.',
         "",
-        "    python check.py                      # the notebooks beside this file",
-        "    python check.py attention_numpy.ipynb  # the files named",
-        "    %run check.py attention_numpy.ipynb    # from a notebook cell",
+        "    python check.py                # the notebooks beside this file",
+        f"    python check.py {example}      # the files named",
+        f"    %run check.py {example}        # from a notebook cell",
         "",
         "Each notebook runs in a child process with a time limit per item; the messages are the",
         "grader's own. The grader also runs hidden checks, so passing here is necessary, not",
