@@ -64,9 +64,11 @@ def main(argv: list[str] | None = None) -> int:
             require_extra("nbgrader", "course", "release")
             from .bundle import load_bundle
             from .release import release_assignment
+            from .studentcheck.generate import FILE_NAME as CHECK_PY
 
             for path in release_assignment(load_bundle(args.assignment), args.out, args.source):
                 print(path)
+            print(args.out / CHECK_PY)
             return 0
         if args.command == "gradescope":
             from .bundle import load_bundle

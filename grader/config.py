@@ -47,6 +47,9 @@ class Item:
     notebook: str
     checks: tuple[tuple[str, float], ...]  # (check name, points) in the file's order
     tolerances: tuple[tuple[str, Tolerance], ...]  # dtype name -> tolerance
+    # The checks that students may run themselves (``check.py`` in the release): property
+    # checks and worked examples that need no reference. Every other check stays hidden.
+    public: tuple[str, ...] = ()
 
     @property
     def points(self) -> float:
@@ -156,6 +159,17 @@ def parse_assignment(raw: Any, path: Path, known_checks: dict[str, set[str]] | N
                     raise fail(f"{key}.{dtype}", "missing")
         return table
 
+    def check_entry(value: Any, key: str) -> tuple[float, bool]:
+        """A check's points and whether it is public: ``name: 2`` (hidden) or
+        ``name: {points: 2, public: true}``."""
+        if not isinstance(value, dict):
+            return number(value, key), False
+        exact_keys(value, {"points"}, key, optional={"public"})
+        public = value.get("public", False)
+        if not isinstance(public, bool):
+            raise fail(f"{key}.public", f"expected true or false, got {public!r}")
+        return number(value["points"], f"{key}.points"), public
+
     top = mapping(raw, "(top level)")
     exact_keys(top, _TOP_KEYS, "", optional={"bundle"})  # the bundle's layout: grader.bundle reads it
     name = top["assignment"]
@@ -199,15 +213,20 @@ def parse_assignment(raw: Any, path: Path, known_checks: dict[str, set[str]] | N
         known = None if known_checks is None else known_checks.get(item_name)
         if known_checks is not None and known is None:
             raise fail(key, "the grader has no checks for this item")
-        parsed = []
-        for check, points in checks.items():
+        parsed, public = [], []
+        for check, value in checks.items():
+            check_key = f"{key}.checks.{check}"
             if known is not None and check not in known:
-                raise fail(f"{key}.checks.{check}", f"unknown check (the grader implements {sorted(known)})")
-            parsed.append((str(check), number(points, f"{key}.checks.{check}")))
+                raise fail(check_key, f"unknown check (the grader implements {sorted(known)})")
+            points, is_public = check_entry(value, check_key)
+            parsed.append((str(check), points))
+            if is_public:
+                public.append(str(check))
         tols = dict(default_tols)
         if "tolerances" in spec:
             tols.update(tolerance_table(spec["tolerances"], f"{key}.tolerances", require=False))
-        items.append(Item(item_name, notebook_of[item_name], tuple(parsed), tuple(sorted(tols.items()))))
+        items.append(Item(item_name, notebook_of[item_name], tuple(parsed), tuple(sorted(tols.items())),
+                          tuple(public)))
 
     order = list(notebook_of)
     items.sort(key=lambda item: order.index(item.name))

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from .bundle import Bundle
+from .studentcheck.generate import build_check_py, write_check_py
 
 
 @contextlib.contextmanager
@@ -45,9 +46,14 @@ def release_assignment(bundle: Bundle, out_dir: Path, source_dir: Path | None = 
     the source notebooks inside a temporary nbgrader course directory and copies
     the released notebooks to ``out_dir`` (created if needed).
 
-    Returns the paths written, in the order of ``bundle.release``. Raises ``ValueError``
-    when ``source_dir`` lacks a source notebook and ``RuntimeError`` when nbgrader
-    fails (with nbgrader's log).
+    Beside them goes ``check.py``, the students' checker: the bundle's public checks in one
+    file that needs neither this package nor the reference (``grader.studentcheck``).
+
+    Returns the notebooks written, in the order of ``bundle.release`` (``check.py`` is
+    ``out_dir / grader.studentcheck.generate.FILE_NAME``). Raises ``ValueError`` when
+    ``source_dir`` lacks a source notebook, ``grader.studentcheck.generate.GenerationError``
+    when a public check needs the reference and ``RuntimeError`` when nbgrader fails (with
+    nbgrader's log).
     """
     source_dir = Path(source_dir) if source_dir is not None else bundle.root
     out_dir = Path(out_dir)
@@ -55,6 +61,7 @@ def release_assignment(bundle: Bundle, out_dir: Path, source_dir: Path | None = 
     missing = [name for name in notebooks if not (source_dir / name).is_file()]
     if missing:
         raise ValueError(f"{source_dir}: missing source notebook(s) {', '.join(missing)}")
+    checker = build_check_py(bundle)  # before nbgrader runs: a public check that needs the reference stops here
 
     # Imported here: nbgrader is an optional ("course") dependency.
     from nbgrader.apps import NbGraderAPI
@@ -93,4 +100,5 @@ def release_assignment(bundle: Bundle, out_dir: Path, source_dir: Path | None = 
             target = out_dir / name
             shutil.copyfile(produced, target)
             written.append(target)
+    write_check_py(checker, out_dir)
     return written

@@ -48,6 +48,14 @@ def test_every_check_in_the_grader_is_graded():
         (lambda d: d["items"]["softmax"].update(tolerances={"float16": {"rtol": 1, "atol": 1}}),
          "items.softmax.tolerances.float16"),
         (lambda d: d["notebooks"]["attention_torch"]["items"].append("softmax"), "notebooks.attention_torch.items"),
+        (lambda d: d["items"]["softmax"]["checks"].update(honours_axis={"points": 2, "publik": True}),
+         "items.softmax.checks.honours_axis.publik"),
+        (lambda d: d["items"]["softmax"]["checks"].update(honours_axis={"public": True}),
+         "items.softmax.checks.honours_axis.points"),
+        (lambda d: d["items"]["softmax"]["checks"].update(honours_axis={"points": 2, "public": "yes"}),
+         "items.softmax.checks.honours_axis.public"),
+        (lambda d: d["items"]["softmax"]["checks"].update(honours_axis={"points": 0, "public": True}),
+         "items.softmax.checks.honours_axis.points"),
     ],
 )
 def test_errors_name_the_file_and_the_key(edit, key, tmp_path: Path):
@@ -58,6 +66,29 @@ def test_errors_name_the_file_and_the_key(edit, key, tmp_path: Path):
     with pytest.raises(ConfigError) as info:
         load_assignment(path, KNOWN)
     assert str(info.value).startswith(f"{path}: {key}:")
+
+
+def test_checks_are_hidden_unless_marked_public(tmp_path: Path):
+    data = raw()
+    checks = data["items"]["softmax"]["checks"]
+    checks["honours_axis"] = {"points": 5, "public": True}
+    checks["rows_sum_to_one"] = {"points": 1}
+    checks["returns_array_of_input_shape"] = {"points": 1, "public": False}
+    path = tmp_path / "assignment.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    item = load_assignment(path, KNOWN).item("softmax")
+    assert dict(item.checks)["honours_axis"] == 5
+    assert "honours_axis" in item.public
+    assert {"rows_sum_to_one", "returns_array_of_input_shape", "matches_definition"}.isdisjoint(item.public)
+
+
+def test_the_bundled_public_checks_are_marked_in_the_yaml():
+    a = load_assignment(DEFAULT_ASSIGNMENT, KNOWN)
+    public = {i.name: set(i.public) for i in a.items}
+    assert {"allows_past_and_self", "blocks_future"} <= public["causal_mask"]
+    assert "worked_example" in public["scaled_dot_product_attention"]
+    assert "worked_example" in public["positional_encoding"]
+    assert "matches_definition" not in public["softmax"]  # a comparison with the reference
 
 
 def test_unreadable_and_invalid_yaml(tmp_path: Path):

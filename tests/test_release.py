@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import inspect
 import math
+import re
 from pathlib import Path
 
 import nbformat
@@ -103,7 +104,7 @@ def test_every_graded_item_has_a_solution_and_a_test_cell_with_its_points(source
             assert f"{item}_solution" in ids, f"{stem}: no solution cell for {item}"
             test = ids.get(f"test_{item}")
             assert test is not None, f"{stem}: no test cell for {item}"
-            points = sum(config["items"][item]["checks"].values())
+            points = BUNDLE.assignment.item(item).points
             assert math.isclose(nbgrader_meta(test)["points"], points), item
             assert f'assert_item("{item}", globals())' in test.source
 
@@ -231,3 +232,69 @@ def test_stubs_raise_not_implemented_when_called(released):
             for func, n_args in targets:
                 with pytest.raises(NotImplementedError):
                     func(*[None] * n_args)
+
+
+# ---- nothing hidden ships --------------------------------------------------------------
+
+def _shipped(released: dict[str, Path]) -> tuple[Path, dict[str, str]]:
+    folder = next(iter(released.values())).parent
+    return folder, {p.name: p.read_text(encoding="utf-8") for p in folder.iterdir() if p.is_file()}
+
+
+def _body_lines(source: str) -> set[str]:
+    """The stripped lines of every function body in ``source`` (docstrings left out) that say
+    something: a line such as ``return out`` or ``)`` is in any Python file."""
+    lines = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body[1:] if ast.get_docstring(node) else node.body
+            for stmt in body:
+                segment = ast.get_source_segment(source, stmt) or ""
+                lines.update(line.strip() for line in segment.splitlines())
+    return {line for line in lines if len(line) >= 24 and not line.startswith("#")}
+
+
+def test_the_release_is_the_notebooks_and_check_py(released):
+    _, texts = _shipped(released)
+    assert sorted(texts) == sorted([*NOTEBOOKS, "check.py"])
+    compile(texts["check.py"], "check.py", "exec")
+
+
+def test_no_reference_line_ships(released):
+    _, texts = _shipped(released)
+    shipped = released_lines(released) | {line.strip() for line in texts["check.py"].splitlines()}
+    reference = set()
+    for module in sorted(BUNDLE.reference_dir.glob("*.py")):
+        reference |= _body_lines(module.read_text(encoding="utf-8"))
+    assert len(reference) > 50
+    leaked = sorted(reference & shipped)
+    assert not leaked, f"reference lines in the release: {leaked}"
+
+
+def test_no_hidden_check_ships(released):
+    _, texts = _shipped(released)
+    check_py = texts["check.py"]
+    shipped_lines = {line.strip() for line in check_py.splitlines()}
+    items = BUNDLE.assignment.items
+    public_names = {name for item in items for name in item.public}
+    public_fns = {BUNDLE.checks.get(item.name, name) for item in items for name in item.public}
+    public_lines = set().union(*(_body_lines(inspect.getsource(fn)) for fn in public_fns))
+    hidden = [(item, name) for item in items for name, _ in item.checks if name not in item.public]
+    assert hidden
+    for item, name in hidden:
+        fn = BUNDLE.checks.get(item.name, name)
+        assert fn not in public_fns
+        assert not re.search(rf"\b{fn.__name__}\b", check_py), f"{item.name}.{name}: {fn.__name__} ships"
+        if name not in public_names:  # a name that is public for another item may appear
+            for file, text in texts.items():
+                assert not re.search(rf"\b{name}\b", text), f"hidden check {item.name}.{name} named in {file}"
+        leaked = sorted((_body_lines(inspect.getsource(fn)) - public_lines) & shipped_lines)
+        assert not leaked, f"code of the hidden check {item.name}.{name} in check.py: {leaked}"
+
+
+def test_nothing_shipped_imports_the_grader_or_the_reference(released):
+    _, texts = _shipped(released)
+    lines = released_lines(released) | {line.strip() for line in texts["check.py"].splitlines()}
+    imports = [line for line in lines if re.match(r"(import|from)\s+(grader|reference)\b", line)]
+    assert not imports, imports
+    assert not re.search(r"\b(import|from)\s+(grader|reference)\b", texts["check.py"])

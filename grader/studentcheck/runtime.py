@@ -1,0 +1,269 @@
+"""The students' checker as it runs: the body of the release's ``check.py``.
+
+``grader.studentcheck.generate`` copies this module, the engine code it calls (reading
+cells, ``serve.handle``, ``Trial``) and the public checks into one file; ``SPEC`` (items,
+tolerances, limits) and ``CHECKS`` (the check functions) are written there as data.
+
+The parent process only reads arguments and prints; each notebook is run in a child
+interpreter (``check.py --child``) that loads it once and sends one JSON line per check, so
+a hang costs the item it happens in and is reported as a hang.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+import types
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, cast
+
+from ..checks.base import CheckFailed, Trial
+from ..config import Item, Tolerance
+from ..load import read_cells
+from ..run import seed_for
+from ..sandbox.serve import exec_cell, handle, new_namespace
+
+if TYPE_CHECKING:
+    from ..runner import Runner
+
+USAGE = "usage: python check.py [NOTEBOOK_OR_PY ...]  (default: the assignment's notebooks beside check.py)"
+
+
+class UsageError(Exception):
+    """Input that cannot be checked at all: the message is the one line the student sees."""
+
+
+class LocalRunner:
+    """The child's runner: requests are answered on the loaded namespace, and the replies
+    pass through JSON as they would from the grader's sandbox."""
+
+    def __init__(self, namespace: dict[str, Any]):
+        self.namespace = namespace
+
+    def request(self, message: Any) -> Any:
+        return json.loads(json.dumps(handle(message.to_json(), self.namespace)))
+
+
+class PlainTransformer:
+    """Stands in for IPython's cell transformer where IPython is not installed: magics and
+    shell escapes (``%matplotlib inline``, ``!pip ...``) are left out."""
+
+    def transform_cell(self, source: str) -> str:
+        lines = []
+        for line in source.splitlines(keepends=True):
+            stripped = line.lstrip()
+            if stripped.startswith(("%", "!")):
+                line = line[: len(line) - len(stripped)] + "pass  # " + stripped
+            lines.append(line)
+        return "".join(lines)
+
+
+def without_ipython() -> None:
+    if importlib.util.find_spec("IPython") is not None:
+        return
+    for name in ("IPython", "IPython.core"):
+        sys.modules.setdefault(name, types.ModuleType(name))
+    transformers = types.ModuleType("IPython.core.inputtransformer2")
+    transformers.TransformerManager = PlainTransformer  # type: ignore[attr-defined]
+    sys.modules[transformers.__name__] = transformers
+
+
+def main(argv: list[str], spec: dict[str, Any], checks: dict[tuple[str, str], Callable[[Trial], None]],
+         script: str) -> int:
+    """Check the files named in ``argv`` (default: the notebooks beside ``script``); 0 when
+    every public check passed, 1 when one failed, 2 on input that cannot be checked."""
+    if argv[:1] == ["--child"]:
+        return child_main(json.loads(argv[1]), spec, checks)
+    try:
+        targets = find_targets(argv, spec, Path(script).resolve().parent)
+        passed = total = 0
+        for path, notebook in targets:
+            done, count = check_file(path, notebook, spec, script)
+            passed, total = passed + done, total + count
+    except UsageError as exc:
+        print(f"check.py: {exc}", file=sys.stderr)
+        return 2
+    print(f"{passed} of {total} public checks passed. The grader runs these and more (hidden) checks.")
+    return 0 if passed == total else 1
+
+
+def find_targets(argv: list[str], spec: dict[str, Any], here: Path) -> list[tuple[Path, str]]:
+    notebooks = list(spec["notebooks"])
+    if any(arg.startswith("-") for arg in argv):
+        raise UsageError(USAGE)
+    if not argv:
+        paths = [here / f"{notebook}.ipynb" for notebook in notebooks]
+        missing = [p.name for p in paths if not p.is_file()]
+        if missing:
+            raise UsageError(f"{', '.join(missing)} not found beside check.py; name the files to check")
+        return list(zip(paths, notebooks, strict=True))
+    targets = []
+    for arg in argv:
+        path = Path(arg)
+        if not path.is_file():
+            raise UsageError(f"{arg}: {'not a file' if path.exists() else 'no such file'}")
+        if path.suffix.lower() not in (".ipynb", ".py"):
+            raise UsageError(f"{arg}: expected a notebook (.ipynb) or a Python file (.py)")
+        # The longest notebook name the file's name begins with: attention_numpy (1).ipynb counts.
+        matches = sorted((n for n in notebooks if path.stem.lower().startswith(n.lower())), key=len)
+        if not matches:
+            raise UsageError(f"{arg}: cannot tell which notebook this is; its name should begin with "
+                             f"{' or '.join(notebooks)}")
+        targets.append((path, matches[-1]))
+    return targets
+
+
+def check_file(path: Path, notebook: str, spec: dict[str, Any], script: str) -> tuple[int, int]:
+    """Run the public checks of ``notebook`` on ``path`` and print them; (passed, total)."""
+    items = spec["notebooks"][notebook]
+    print(f"{path.name} (checked as {notebook})")
+    results: dict[str, list[tuple[str, bool, str]]] = {item["name"]: [] for item in items}
+    remaining = [item["name"] for item in items]
+    first_load = True
+    while remaining:
+        lost = run_child(path, notebook, remaining, results, spec, script, first_load)
+        first_load = False
+        if lost is None:
+            break
+        current, why = lost
+        names = [name for name, _ in next(i for i in items if i["name"] == current)["checks"]]
+        done = {name for name, _, _ in results[current]}
+        left = [name for name in names if name not in done]
+        if left:
+            results[current].append((left[0], False, why))
+            results[current].extend((name, False, f"not run: {why}") for name in left[1:])
+        remaining = remaining[remaining.index(current) + 1:]
+    passed = total = 0
+    width = max(len(name) for name in results)
+    for item, checks in results.items():
+        ok = sum(1 for _, good, _ in checks if good)
+        passed, total = passed + ok, total + len(checks)
+        print(f"  {item:<{width}}  {ok} of {len(checks)} public checks passed")
+        for name, good, message in checks:
+            print(f"    ok    {name}" if good else f"    FAIL  {name}: {message}")
+    return passed, total
+
+
+def run_child(path: Path, notebook: str, items: list[str], results: dict[str, list[tuple[str, bool, str]]],
+              spec: dict[str, Any], script: str, report_load: bool) -> tuple[str, str] | None:
+    """One child on ``items``: its results go into ``results``. None when it finished them
+    all; else (the item it was on, why it stopped)."""
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1")
+    request = json.dumps({"path": str(path), "notebook": notebook, "items": items})
+    child = subprocess.Popen([sys.executable, script, "--child", request], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    assert child.stdout is not None
+    lines: queue.Queue[bytes] = queue.Queue()
+    # A thread, not select(): select() cannot wait on a pipe on Windows.
+    threading.Thread(target=read_lines, args=(child.stdout, lines), daemon=True).start()
+    current = items[0]
+    limit = float(spec["load_seconds"])
+    deadline = time.monotonic() + limit
+    what = f"running the notebook's cells did not finish within {limit:g} s"
+    try:
+        while True:
+            try:
+                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                return current, f"{what} (an endless loop, or waiting for input?)"
+            if not line:
+                status = child.wait()
+                return current, f"the process checking it stopped (exit status {status}) during this item"
+            message = json.loads(line)
+            if "unusable" in message:
+                raise UsageError(message["unusable"])
+            if "loaded" in message:
+                if report_load:
+                    for label, error in message["loaded"]:
+                        print(f"  note: {label} raised {error}")
+            elif "check" in message:
+                item, name = message["check"]
+                results[item].append((name, message["passed"], message["message"]))
+                continue  # the item's time runs on
+            elif "item_done" in message:
+                done = items.index(message["item_done"])
+                if done + 1 == len(items):
+                    return None
+                current = items[done + 1]
+            limit = float(spec["item_seconds"])
+            deadline = time.monotonic() + limit
+            what = f"this item's checks did not finish within {limit:g} s"
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+
+
+def read_lines(stream: IO[bytes], lines: queue.Queue[bytes]) -> None:
+    """Every line of ``stream``, then b"" at its end."""
+    for line in stream:
+        lines.put(line)
+    lines.put(b"")
+    stream.close()
+
+
+def child_main(request: dict[str, Any], spec: dict[str, Any],
+               checks: dict[tuple[str, str], Callable[[Trial], None]]) -> int:
+    """Load the notebook once and run the public checks of ``request["items"]``, one JSON
+    line each on the real stdout; the notebook's own printing goes nowhere."""
+    out = os.fdopen(os.dup(1), "w", buffering=1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+
+    def send(message: dict[str, Any]) -> None:
+        out.write(json.dumps(message) + "\n")
+        out.flush()
+
+    without_ipython()
+    path, notebook = Path(request["path"]), request["notebook"]
+    try:
+        cells = read_cells(path)
+    except (OSError, ValueError) as exc:
+        send({"unusable": f"{path}: {exc}"})
+        return 2
+    namespace = new_namespace(notebook)
+    errors = []
+    for cell in cells:
+        error = exec_cell(cell.number, cell.source, namespace)
+        if error is not None:
+            errors.append((cell.label, error))
+    send({"loaded": errors})
+    runner = cast("Runner", LocalRunner(namespace))  # it answers requests: all a check uses
+    specs = {item["name"]: item for item in spec["notebooks"][notebook]}
+    seed = int(spec["seed"])
+    for name in request["items"]:
+        item_spec = specs[name]
+        tolerances = tuple((dtype, Tolerance(rtol, atol)) for dtype, (rtol, atol) in item_spec["tolerances"])
+        item = Item(name, notebook, tuple((c, float(p)) for c, p in item_spec["checks"]), tolerances,
+                    tuple(c for c, _ in item_spec["checks"]))
+        for check, _ in item.checks:
+            trial = Trial(item=item, check=check, seed=seed, rng_seed=seed_for(seed, name, check), runner=runner)
+            try:
+                checks[(name, check)](trial)
+            except CheckFailed as failed:
+                send({"check": [name, check], "passed": False, "message": failed.message})
+            except Exception as exc:  # the grader would stop here too: say so rather than crash
+                send({"check": [name, check], "passed": False,
+                      "message": f"the check could not run: {type(exc).__name__}: {exc}"})
+            else:
+                send({"check": [name, check], "passed": True, "message": ""})
+        send({"item_done": name})
+    return 0
+
+
+def run_as_script(spec: dict[str, Any], checks: dict[tuple[str, str], Callable[[Trial], None]],
+                  script: str) -> None:
+    """``python check.py`` exits with the status; ``%run check.py`` in a notebook only prints."""
+    status = main(sys.argv[1:], spec, checks, script)
+    shell = sys.modules.get("IPython")
+    if shell is not None and getattr(shell, "get_ipython", lambda: None)() is not None:
+        return
+    sys.exit(status)

@@ -1,0 +1,42 @@
+"""The worked examples' data is what the reference computes on the same inputs, and the
+examples catch the slips they are there for."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from grader.bundle import load_bundle
+from grader.catalogue import load_catalogue
+from grader.config import DEFAULT_ASSIGNMENT
+from reference import attention_numpy as ref
+
+BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+# The bundle's checks are imported under a name of their own: find the module by a check's function.
+examples = sys.modules[BUNDLE.checks.get("scaled_dot_product_attention", "worked_example").__module__]
+
+
+def test_the_data_is_the_references():
+    X = np.array(examples.SDPA_X)
+    np.testing.assert_allclose(ref.scaled_dot_product_attention(X, X, X)[1], examples.SDPA_WEIGHTS, rtol=1e-15)
+    causal = ref.scaled_dot_product_attention(X, X, X, mask=np.tri(3, dtype=bool))[1]
+    np.testing.assert_allclose(causal, examples.SDPA_CAUSAL_WEIGHTS, rtol=1e-15)
+    np.testing.assert_allclose(ref.softmax(X @ X.T), examples.SDPA_UNSCALED_WEIGHTS, rtol=1e-15)
+    np.testing.assert_allclose(ref.positional_encoding(50, 16)[7], examples.PE_ROW_7, rtol=1e-15)
+    pe = ref.positional_encoding(20, examples.SHIFT_D_MODEL)
+    for p, row in examples.SHIFT_PE_ROWS.items():
+        np.testing.assert_allclose(pe[p], row, rtol=1e-15, atol=1e-15)
+
+
+def test_the_classic_slips_fail_their_worked_example(grade):
+    mutants = {e.name: e for e in load_catalogue(BUNDLE, ("mutant",))}
+    for name, item, phrase in [("sdpa_no_scale", "scaled_dot_product_attention", "scale is missing"),
+                               ("pe_2i_slip", "positional_encoding", "i counting the pairs"),
+                               ("rsm_wrong_frequency", "relative_shift_matrix", "rotation property")]:
+        result = grade(BUNDLE, "attention_numpy", mutants[name])[item]
+        example = next(c for c in result.checks if c.name == "worked_example")
+        assert not example.passed, name
+        assert phrase in example.message, (name, example.message)
+    reference = grade(BUNDLE, "attention_numpy")
+    assert all(c.passed for r in reference.values() for c in r.checks)
