@@ -24,7 +24,7 @@ def bahdanau_masked_keys(t: Trial) -> None:
         reply = t.module(*BAH_DIMS, state=state, args=[f32(t, batch, dq), f32(t, batch, lk, dk), mask])
         _, weights = output_pair(reply, what, ("context", "weights"))
         expect_shape(weights, (batch, lk), f"weights returned by {what}")
-        expect_masked(weights, mask, "weights")
+        expect_masked(t, weights, mask, "weights")
 
 
 @check(MHA, "masked_weights_are_zero")
@@ -39,4 +39,4 @@ def mha_masked_weights(t: Trial) -> None:
         reply = t.module(d_model, heads, state=state, args=[query, key, value, mask])
         what = f"{MHA}({d_model}, {heads}).forward (mask of shape {tuple(mask.shape)}, B={batch}, Lq={lq}, Lk={lk})"
         _, weights = _mha_outputs(reply, what, batch, heads, lq, lk, d_model)
-        expect_masked(weights, mask, "weights")
+        expect_masked(t, weights, mask, "weights")
