@@ -2,7 +2,8 @@
 
 Each notebook of the submission is loaded in a runner (``grader.runner``); each item's
 checks, looked up in the bundle's own registry, call into it. A crash or a hang costs the
-item it happens in, and a fresh runner grades the rest.
+item it happens in, and a fresh runner grades the rest. With ``examples``, each item's public
+example (``Registry.example``) runs after its checks, on its own time, for the pictures.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from .checks import Registry
 from .checks.base import CheckFailed, Trial
 from .config import Item
 from .load import SourceFile, Submission
-from .results import CheckResult, ItemResult, NotebookReport, SubmissionResult, zero_item
+from .results import CheckResult, ItemResult, NotebookReport, Picture, SubmissionResult, zero_item
 from .runner import ItemOutput, Runner, RunnerFactory, RunnerLost
 
 
@@ -27,7 +28,7 @@ def seed_for(seed: int, *names: str) -> list[int]:
 
 
 def grade_submission(
-    submission: Submission, bundle: Bundle, seed: int, open_runner: RunnerFactory
+    submission: Submission, bundle: Bundle, seed: int, open_runner: RunnerFactory, *, examples: bool = False
 ) -> SubmissionResult:
     started = time.perf_counter()
     assignment = bundle.assignment
@@ -35,7 +36,7 @@ def grade_submission(
     notebooks: list[NotebookReport] = []
     for source in submission.files:
         nb_items = assignment.items_of(source.notebook)
-        report, results = _grade_notebook(source, nb_items, bundle.checks, seed, open_runner)
+        report, results = _grade_notebook(source, nb_items, bundle.checks, seed, open_runner, examples)
         notebooks.append(report)
         items.extend(results)
     order = [item.name for item in assignment.items]
@@ -51,7 +52,8 @@ def grade_submission(
 
 
 def _grade_notebook(
-    source: SourceFile, items: Sequence[Item], checks: Registry, seed: int, open_runner: RunnerFactory
+    source: SourceFile, items: Sequence[Item], checks: Registry, seed: int, open_runner: RunnerFactory,
+    examples: bool,
 ) -> tuple[NotebookReport, list[ItemResult]]:
     if source.problem is not None:
         report = NotebookReport(source.notebook, source.path, source.problem, (), "", source.note)
@@ -72,6 +74,9 @@ def _grade_notebook(
             results.append(zero_item(item, runner.load.failure))
             continue
         result, alive = run_item(item, runner, seed, checks)
+        if alive and examples:
+            pictures, alive = run_example(item, runner, seed, checks)
+            result = replace(result, examples=pictures)
         results.append(result)
         if not alive:
             runner.close()
@@ -108,3 +113,22 @@ def run_item(item: Item, runner: Runner, seed: int, registry: Registry) -> tuple
                         output.dropped_bytes, error)
     return result, alive
 
+
+
+def run_example(item: Item, runner: Runner, seed: int, registry: Registry) -> tuple[tuple[Picture, ...], bool]:
+    """The pictures of ``item``'s public example (none if it has none), made after its checks
+    with a time limit of its own: the item's score and output are the same with or without.
+    Returns them and whether the runner is still usable."""
+    example = registry.example_of(item.name)
+    if example is None:
+        return (), True
+    runner.begin_item(item.name)
+    trial = Trial(item=item, check="(public example)", seed=seed, rng_seed=seed_for(seed, item.name), runner=runner)
+    try:
+        pictures = tuple(example(trial))
+    except RunnerLost:  # a crash or a hang is the checks' business: no pictures, a fresh runner
+        return (), False
+    except CheckFailed:  # each picture says why it has no student table; this is the rest
+        pictures = ()
+    runner.end_item()  # what the example printed is not the item's output
+    return pictures, True

@@ -31,6 +31,8 @@ REPORTERS: dict[str, str] = {
     "grades-csv": "grader.reporters.grades_csv:GradesCsv",
     "results-json": "grader.reporters.results_json:ResultsJson",
     "feedback-md": "grader.reporters.feedback_md:FeedbackMarkdown",
+    "feedback-html": "grader.reporters.feedback_html:FeedbackHtml",
+    "report-html": "grader.reporters.class_report:ClassReport",
 }
 DEFAULT_REPORTERS = ("grades-csv", "results-json", "feedback-md")
 

@@ -9,4 +9,4 @@ REGISTRY = Registry()
 check = REGISTRY.check
 
 # Registration happens on import; these modules hold the checks themselves.
-from . import numpy_attention, numpy_heads_positions, numpy_items, torch_items  # noqa: E402,F401
+from . import examples, numpy_attention, numpy_heads_positions, numpy_items, torch_items  # noqa: E402,F401
