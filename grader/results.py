@@ -31,6 +31,8 @@ class Picture:
     student: list[list[float | None]] | None  # None: the call raised or returned no 2-D table
     wrong: list[list[int]]  # [row, column] of the student's entries that differ from expected
     note: str  # why there is no student table, or what is wrong with its shape; "" if nothing
+    rows: str = "row"  # what a row stands for, e.g. "query"
+    columns: str = "column"  # what a column stands for, e.g. "key"
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Picture:

@@ -22,31 +22,37 @@ KINDS = ("weights", "mask", "table")
 MAX_ENTRIES = 4096
 
 
-def picture(t: Trial, title: str, kind: str, expected: Any, answer: Callable[[], Any]) -> Picture:
+def picture(t: Trial, title: str, kind: str, expected: Any, answer: Callable[[], Any], *,
+            rows: str = "row", columns: str = "column") -> Picture:
     """``answer()`` (a call into the student's code, returning its value) drawn as ``kind``
-    beside ``expected``. A call that raised, or a value that is no 2-D table of numbers, gives
-    a picture without the student's table that says why."""
+    beside ``expected``; ``rows`` and ``columns`` say what the table's rows and columns stand
+    for. A call that raised, or a value that is no 2-D table of numbers, gives a picture
+    without the student's table that says why."""
     assert kind in KINDS, kind
     want = np.asarray(expected, dtype=np.float64)
     assert want.ndim == 2, "a picture is a 2-D table"
+
+    def without(note: str) -> Picture:
+        return Picture(title, kind, _table(want), None, [], note, rows, columns)
+
     try:
         got = as_array(answer(), title)
     except CheckFailed as failed:
-        return Picture(title, kind, _table(want), None, [], failed.message)
+        return without(failed.message)
     if got.dtype.kind not in "fiub":
-        return Picture(title, kind, _table(want), None, [], f"{title} has dtype {got.dtype}, not numbers")
+        return without(f"{title} has dtype {got.dtype}, not numbers")
     if got.ndim != 2 or got.size > max(MAX_ENTRIES, want.size):
-        return Picture(title, kind, _table(want), None, [],
-                       f"{title} has shape {tuple(got.shape)}, expected {tuple(want.shape)}")
+        return without(f"{title} has shape {tuple(got.shape)}, expected {tuple(want.shape)}")
     note = "" if got.shape == want.shape else f"shape {tuple(got.shape)}, expected {tuple(want.shape)}"
     wrong: list[list[int]] = []
     if got.shape == want.shape:
         ok = (got.astype(bool) == want.astype(bool)) if kind == "mask" else close_mask(t, got, want)
         wrong = [[int(i), int(j)] for i, j in np.argwhere(~ok)]
-    return Picture(title, kind, _table(want), _table(got), wrong, note)
+    return Picture(title, kind, _table(want), _table(got), wrong, note, rows, columns)
 
 
 def _table(values: np.ndarray) -> list[list[float | None]]:
-    """Rows of floats, ``None`` where the value is NaN or infinite (JSON has neither)."""
+    """Rows of floats to 5 significant digits (enough to draw; ``wrong`` is found before
+    rounding), ``None`` where the value is NaN or infinite (JSON has neither)."""
     floats = values.astype(np.float64)
-    return [[float(v) if np.isfinite(v) else None for v in row] for row in floats]
+    return [[float(f"{v:.5g}") if np.isfinite(v) else None for v in row] for row in floats.tolist()]

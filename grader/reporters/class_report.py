@@ -135,23 +135,30 @@ def message_pattern(message: str) -> str:
 
 
 def _messages(rows: list[_Row]) -> list[str]:
-    groups: dict[tuple[str, str, str], dict[str, str]] = defaultdict(dict)  # -> student -> first message
+    """Failure messages by item, the same mistake counted once per student: messages that
+    differ only in their numbers (the sizes of the inputs, say) and come from different
+    checks of an item are one mistake."""
+    groups: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)  # -> student -> first message
+    checks: dict[tuple[str, str], set[str]] = defaultdict(set)
     for r in rows:
         for item, check, message in r.failed:
-            groups[(item, check, message_pattern(message))].setdefault(r.student, message)
+            key = (item, message_pattern(message))
+            groups[key].setdefault(r.student, message)
+            checks[key].add(check)
     ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:MESSAGES]
     out = ['<h2 id="messages">Most common failures</h2>']
     if not ranked:
         return [*out, "<p>No check failed.</p>"]
-    out.append("<p>Messages that differ only in their numbers are counted together; one of them is shown.</p>")
-    out += ["<table>", '<tr><th class="num">students</th><th>item / check: message</th><th>who</th></tr>']
-    for (item, check, _), students in ranked:
+    out.append("<p>Messages that differ only in their numbers are counted together (one of them is shown), "
+               "once per student.</p>")
+    out += ["<table>", '<tr><th class="num">students</th><th>item: message</th><th>checks</th><th>who</th></tr>']
+    for key, students in ranked:
         names = sorted(students)
         shown = ", ".join(esc(s) for s in names[:STUDENTS_NAMED])
         more = f" and {len(names) - STUDENTS_NAMED} more" if len(names) > STUDENTS_NAMED else ""
-        example = students[names[0]]
-        out.append(f'<tr><td class="num">{len(names)}</td><td><code>{esc(item)}</code> / <code>{esc(check)}</code>: '
-                   f"{esc(example)}</td><td>{shown}{more}</td></tr>")
+        where = ", ".join(f"<code>{esc(c)}</code>" for c in sorted(checks[key]))
+        out.append(f'<tr><td class="num">{len(names)}</td><td><code>{esc(key[0])}</code>: '
+                   f"{esc(students[names[0]])}</td><td>{where}</td><td>{shown}{more}</td></tr>")
     return [*out, "</table>"]
 
 

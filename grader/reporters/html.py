@@ -56,21 +56,18 @@ def picture_figure(p: Picture, uid: str) -> str:
     the page (for the colour scale's gradient)."""
     expected = _array(p.expected)
     student = _array(p.student) if p.student is not None else None
-    rows, cols = expected.shape
-    if student is not None:
-        rows, cols = max(rows, student.shape[0]), max(cols, student.shape[1])
-    # Cells as large as fits a panel of about 280 x 280 pixels (square unless it is a table).
-    cw = max(4, min(44, 280 // max(cols, 1)))
-    ch = max(4, min(44, 280 // max(rows, 1)))
-    if p.kind != "table":
-        cw = ch = min(cw, ch)
+    rows, cols, cw, ch = _layout(p)
     margin_left, margin_top, gap = 34, _TOP, 50
     width, height = margin_left + cols * cw, margin_top + rows * ch
-    wrong = p.wrong[:_MAX_OUTLINED]
-    panels = [_panel(student, "your code", p.kind, cw, ch, 0, wrong),
-              _panel(expected, "expected", p.kind, cw, ch, width + gap, [])]
+    outlined = _outlined(p)
+    wrong = p.wrong[:_MAX_OUTLINED] if outlined else []
+    panels = [_panel(p, student, "your code", "student", cw, ch, 0, wrong),
+              _panel(p, expected, "expected", "expected", cw, ch, width + gap, [])]
     legend = _legend(p.kind, 2 * width + gap + 14, margin_top, min(rows * ch, 200), uid)
     total_w, total_h = 2 * width + gap + 80, height + 26
+    if p.wrong and not outlined:
+        panels.append(_differences(p.wrong, rows, cols, cw, ch, total_w))
+        total_w += width + 20
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{total_w}" height="{total_h}" '
            f'viewBox="0 0 {total_w} {total_h}" font-family="sans-serif" font-size="11" role="img" '
            f'aria-label="{esc(p.title)}: your code beside the expected {_NOUN[p.kind]}">'
@@ -79,17 +76,36 @@ def picture_figure(p: Picture, uid: str) -> str:
             f"{esc(describe(p))}</figcaption></figure>")
 
 
+def _layout(p: Picture) -> tuple[int, int, int, int]:
+    """Rows and columns of the larger table, and the cells' width and height in pixels: as
+    large as fits a panel of about 280 x 280 pixels (square unless it is a table)."""
+    rows, cols = len(p.expected), len(p.expected[0]) if p.expected else 0
+    if p.student is not None:
+        rows, cols = max(rows, len(p.student)), max(cols, len(p.student[0]) if p.student else 0)
+    cw = max(4, min(44, 280 // max(cols, 1)))
+    ch = max(4, min(44, 280 // max(rows, 1)))
+    if p.kind != "table":
+        cw = ch = min(cw, ch)
+    return rows, cols, cw, ch
+
+
+def _outlined(p: Picture) -> bool:
+    """Wrong cells are outlined when cells are 14 pixels or more; smaller ones get a third
+    panel, the differences."""
+    return min(_layout(p)[2:]) >= 14
+
+
 _NOUN = {"weights": "weights", "mask": "mask", "table": "table"}
 _TOP = 50  # room above a panel for its label, the axes' names and the column numbers
 _MAX_OUTLINED = 400
 
 
-def _panel(values: np.ndarray | None, label: str, kind: str, cw: int, ch: int, x0: int,
+def _panel(p: Picture, values: np.ndarray | None, label: str, role: str, cw: int, ch: int, x0: int,
            wrong: list[list[int]]) -> str:
-    left, top = x0 + 34, _TOP
-    parts = [f'<text x="{left}" y="14" font-weight="bold">{esc(label)}</text>']
+    left, top, kind = x0 + 34, _TOP, p.kind
+    parts = [f'<g class="{role}">', f'<text x="{left}" y="14" font-weight="bold">{esc(label)}</text>']
     if values is None:
-        parts.append(f'<text x="{left}" y="{top + 20}">no table to show (see below)</text>')
+        parts.append(f'<text x="{left}" y="{top + 20}">no table to show (see below)</text></g>')
         return "".join(parts)
     rows, cols = values.shape
     colours = _colours(values, kind)
@@ -108,10 +124,22 @@ def _panel(values: np.ndarray | None, label: str, kind: str, cw: int, ch: int, x
               for j in range(0, cols, step_c)]
     parts += [f'<text x="{left - 4}" y="{top + i * ch + ch // 2 + 4}" text-anchor="end" fill="#555">{i}</text>'
               for i in range(0, rows, step_r)]
-    parts.append(f'<text x="{left}" y="{top - 20}" fill="#555">{"column (feature)" if kind == "table" else "key j"}'
-                 f' &#8594;, row {"(position)" if kind == "table" else "(query i)"} &#8595;</text>')
+    parts.append(f'<text x="{left}" y="{top - 20}" fill="#555">{esc(p.columns)} &#8594;, '
+                 f"{esc(p.rows)} &#8595;</text>")
     parts += [f'<rect x="{left + j * cw + 1}" y="{top + i * ch + 1}" width="{cw - 2}" height="{ch - 2}" '
               'fill="none" stroke="#e00000" stroke-width="2.5"/>' for i, j in wrong if i < rows and j < cols]
+    parts.append("</g>")
+    return "".join(parts)
+
+
+def _differences(wrong: list[list[int]], rows: int, cols: int, cw: int, ch: int, x0: int) -> str:
+    """Where the student's table differs from the expected one: red cells on white."""
+    left, top = x0 + 34, _TOP
+    parts = ['<g class="differences">', f'<text x="{left}" y="14" font-weight="bold">where they differ</text>',
+             f'<rect x="{left}" y="{top}" width="{cols * cw}" height="{rows * ch}" fill="#fff" stroke="#999"/>']
+    parts += [f'<rect x="{left + j * cw}" y="{top + i * ch}" width="{cw}" height="{ch}" fill="#e00000"/>'
+              for i, j in wrong if i < rows and j < cols]
+    parts.append("</g>")
     return "".join(parts)
 
 
@@ -148,20 +176,21 @@ def describe(p: Picture) -> str:
     expected, student = _array(p.expected), _array(p.student)
     first = [f"[{i}, {j}]" for i, j in p.wrong[:3]]
     more = f" (and {len(p.wrong) - 3} more)" if len(p.wrong) > 3 else ""
+    marked = "outlined in red" if _outlined(p) else "in red on the right"
     if p.kind == "mask":
         seen = [(i, j) for i, j in p.wrong if student[i, j] and not expected[i, j]]
         hidden = [(i, j) for i, j in p.wrong if not student[i, j] and expected[i, j]]
         parts = []
         if seen:
             i, j = seen[0]
-            parts.append(f"your mask lets row {i} see column {j}, which should be blocked"
+            parts.append(f"your mask lets {p.rows} {i} see {p.columns} {j}, which should be blocked"
                          + (f" ({len(seen)} such entries)" if len(seen) > 1 else ""))
         if hidden:
             i, j = hidden[0]
-            parts.append(f"it blocks column {j} for row {i}, which should be allowed"
+            parts.append(f"it blocks {p.columns} {j} for {p.rows} {i}, which should be allowed"
                          + (f" ({len(hidden)} such entries)" if len(hidden) > 1 else ""))
-        return "; ".join(parts) + " (outlined in red)"
-    return f"{len(p.wrong)} of {expected.size} entries differ (outlined in red), at {', '.join(first)}{more}"
+        return "; ".join(parts) + f"; {marked}"
+    return f"{len(p.wrong)} of {expected.size} entries differ ({marked}), at {', '.join(first)}{more}"
 
 
 def _array(rows: list[list[float | None]]) -> np.ndarray:

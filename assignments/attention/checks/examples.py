@@ -23,6 +23,8 @@ from .torch_support import output_pair, reference_module
 
 X3 = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # "the cat sat", the notebook's three tokens
 CAUSAL3 = np.tril(np.ones((3, 3), dtype=bool))
+QK = {"rows": "query", "columns": "key"}  # what the rows and columns of attention weights are
+PF = {"rows": "position", "columns": "feature"}  # and of a positional encoding
 
 
 def _answer(t: Trial, *args: Any, name: str | None = None, part: int | None = None, **kwargs: Any) -> Any:
@@ -76,18 +78,19 @@ def _part(answer: Callable[[], Any], index: tuple[int, ...], shape: tuple[int, .
 def softmax_example(t: Trial) -> Sequence[Picture]:
     x = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])
     return [picture(t, "softmax([[1, 2, 3], [0, 0, 0]])", "weights", t.reference(ref.softmax, x),
-                    lambda: _answer(t, x))]
+                    lambda: _answer(t, x))]  # rows and columns as the array's
 
 
 @REGISTRY.example("causal_mask")
 def causal_mask_example(t: Trial) -> Sequence[Picture]:
-    return [picture(t, "causal_mask(5)", "mask", t.reference(ref.causal_mask, 5), lambda: _answer(t, 5))]
+    return [picture(t, "causal_mask(5)", "mask", t.reference(ref.causal_mask, 5), lambda: _answer(t, 5),
+                    **QK)]
 
 
 @REGISTRY.example("padding_mask")
 def padding_mask_example(t: Trial) -> Sequence[Picture]:
     return [picture(t, "padding_mask([3, 1], 4)", "mask", t.reference(ref.padding_mask, [3, 1], 4),
-                    lambda: _answer(t, [3, 1], 4))]
+                    lambda: _answer(t, [3, 1], 4), rows="sequence", columns="position")]
 
 
 @REGISTRY.example("scaled_dot_product_attention")
@@ -96,9 +99,9 @@ def sdpa_example(t: Trial) -> Sequence[Picture]:
     causal = t.reference(ref.scaled_dot_product_attention, X3, X3, X3, mask=CAUSAL3)[1]
     return [
         picture(t, "weights of scaled_dot_product_attention(X, X, X)", "weights", full,
-                lambda: _answer(t, X3, X3, X3, part=1)),
+                lambda: _answer(t, X3, X3, X3, part=1), **QK),
         picture(t, "weights with the causal mask", "weights", causal,
-                lambda: _answer(t, X3, X3, X3, mask=CAUSAL3, part=1)),
+                lambda: _answer(t, X3, X3, X3, mask=CAUSAL3, part=1), **QK),
     ]
 
 
@@ -110,19 +113,20 @@ def bahdanau_example(t: Trial) -> Sequence[Picture]:
     mask = np.array([[True, True, False, False], [True, True, True, True]])
     expected = t.reference(ref.bahdanau_attention, query, keys, w_q, w_k, v, mask=mask)[1]
     return [picture(t, "weights of bahdanau_attention(query, keys, W_q, W_k, v, mask) (B = 2, Lk = 4)",
-                    "weights", expected, lambda: _answer(t, query, keys, w_q, w_k, v, mask=mask, part=1))]
+                    "weights", expected, lambda: _answer(t, query, keys, w_q, w_k, v, mask=mask, part=1),
+                    rows="batch element", columns="key")]
 
 
 @REGISTRY.example("positional_encoding")
 def positional_encoding_example(t: Trial) -> Sequence[Picture]:
     return [picture(t, "positional_encoding(50, 16)", "table", t.reference(ref.positional_encoding, 50, 16),
-                    lambda: _answer(t, 50, 16))]
+                    lambda: _answer(t, 50, 16), **PF)]
 
 
 @REGISTRY.example("relative_shift_matrix")
 def relative_shift_example(t: Trial) -> Sequence[Picture]:
     return [picture(t, "relative_shift_matrix(3, 8)", "table", t.reference(ref.relative_shift_matrix, 3, 8),
-                    lambda: _answer(t, 3, 8))]
+                    lambda: _answer(t, 3, 8), rows="feature", columns="feature")]
 
 
 @REGISTRY.example("BahdanauAttention")
@@ -138,7 +142,8 @@ def bahdanau_module_example(t: Trial) -> Sequence[Picture]:
     expected = t.reference(reference_module, "BahdanauAttention", dims, state, "forward", args)["outputs"][1]
     what = "BahdanauAttention(3, 4, 6).forward(query, keys, mask)"
     return [picture(t, f"weights of {what}", "weights", expected,
-                    lambda: output_pair(t.module(*dims, state=state, args=args), what, ("context", "weights"))[1])]
+                    lambda: output_pair(t.module(*dims, state=state, args=args), what, ("context", "weights"))[1],
+                    rows="batch element", columns="key")]
 
 
 @REGISTRY.example("MultiHeadAttention")
@@ -157,7 +162,7 @@ def mha_example(t: Trial) -> Sequence[Picture]:
     answer = _once(lambda: output_pair(t.module(d_model, heads, state=state, args=args), what,
                                        ("output", "weights"))[1])
     shape = (1, heads, length, length)
-    return [picture(t, f"head {h}: {what}", "weights", expected[0, h], _part(answer, (0, h), shape, what))
+    return [picture(t, f"head {h}: {what}", "weights", expected[0, h], _part(answer, (0, h), shape, what), **QK)
             for h in range(heads)]
 
 
@@ -171,4 +176,4 @@ def pe_module_example(t: Trial) -> Sequence[Picture]:
 
     expected = t.reference(ref.positional_encoding, 50, 16)
     return [picture(t, "PositionalEncoding(16, max_len=50).pe[0]", "table", expected,
-                    _part(answer, (0,), (1, 50, 16), "the buffer pe"))]
+                    _part(answer, (0,), (1, 50, 16), "the buffer pe"), **PF)]
