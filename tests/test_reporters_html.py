@@ -3,6 +3,7 @@ the class report; then what a person sees, in headless Chromium."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -137,14 +138,16 @@ def test_feedback_page_shows_scores_checks_output_and_the_mask_picture(out: Path
     causal = page[page.index('id="item-causal_mask"'):page.index('id="item-padding_mask"')]
     assert causal.count('<g class="student">') == causal.count('<g class="expected">') == 1
     assert causal.count('stroke="#e00000"') == 4
-    mha = page[page.index('id="item-MultiHeadAttention"'):page.index('id="item-PositionalEncoding"')]
-    assert mha.count('<g class="student">') == 4  # one per head
+    if importlib.util.find_spec("torch") is not None:
+        mha = page[page.index('id="item-MultiHeadAttention"'):page.index('id="item-PositionalEncoding"')]
+        assert mha.count('<g class="student">') == 4  # one per head
 
 
 def test_feedback_of_a_correct_student_says_every_picture_matches(out: Path):
     page = read(out / "feedback" / "Ada.html")
     captions = re.findall(r"</code>: ([^<]*)</figcaption>", page)
-    assert len(captions) == 14 and set(captions) == {"matches the expected pattern"}
+    assert len(captions) == (14 if importlib.util.find_spec("torch") is not None else 8)
+    assert set(captions) == {"matches the expected pattern"}
     assert 'stroke="#e00000"' not in page and "failed</span>" not in page
 
 
