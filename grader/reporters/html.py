@@ -10,6 +10,7 @@ share of a class run; writing the cells as SVG costs a few milliseconds.
 
 from __future__ import annotations
 
+import functools
 import html
 from collections.abc import Sequence
 
@@ -64,7 +65,7 @@ def picture_figure(p: Picture, uid: str) -> str:
     panels = [_panel(p, student, "your code", "student", cw, ch, 0, wrong),
               _panel(p, expected, "expected", "expected", cw, ch, width + gap, [])]
     legend = _legend(p.kind, 2 * width + gap + 14, margin_top, min(rows * ch, 200), uid)
-    total_w, total_h = 2 * width + gap + 80, height + 26
+    total_w, total_h = 2 * width + gap + (120 if p.kind == "mask" else 80), height + 26
     if p.wrong and not outlined:
         panels.append(_differences(p.wrong, rows, cols, cw, ch, total_w))
         total_w += width + 20
@@ -144,25 +145,41 @@ def _differences(wrong: list[list[int]], rows: int, cols: int, cw: int, ch: int,
 
 
 def _legend(kind: str, x: int, y: int, height: int, uid: str) -> str:
-    """The colour scale: a gradient of the kind's colour map, its ends labelled."""
+    """The colour scale: a gradient of the kind's colour map, its ends labelled (a mask's
+    two colours as two swatches)."""
     _, low, high = _COLOURS[kind]
+    if kind == "mask":
+        blocked, allowed = _colours(np.array([[low, high]]), kind)[0]
+        return (f'<rect x="{x}" y="{y}" width="12" height="12" fill="{allowed}"/>'
+                f'<text x="{x + 16}" y="{y + 10}">True: may attend</text>'
+                f'<rect x="{x}" y="{y + 20}" width="12" height="12" fill="{blocked}"/>'
+                f'<text x="{x + 16}" y="{y + 30}">False: blocked</text>')
     stops = _colours(np.linspace(low, high, 11)[::-1].reshape(1, -1), kind)[0]
     gradient = "".join(f'<stop offset="{k / 10:.1f}" stop-color="{c}"/>' for k, c in enumerate(stops))
-    top, bottom = ("True", "False") if kind == "mask" else (f"{high:g}", f"{low:g}")
     return (f'<defs><linearGradient id="{uid}" x1="0" y1="0" x2="0" y2="1">{gradient}</linearGradient></defs>'
             f'<rect x="{x}" y="{y}" width="12" height="{height}" fill="url(#{uid})"/>'
-            f'<text x="{x + 16}" y="{y + 9}">{top}</text><text x="{x + 16}" y="{y + height}">{bottom}</text>')
+            f'<text x="{x + 16}" y="{y + 9}">{high:g}</text><text x="{x + 16}" y="{y + height}">{low:g}</text>')
 
 
 def _colours(values: np.ndarray, kind: str) -> list[list[str]]:
-    """Each entry's colour from Matplotlib's map for ``kind``; NaN or infinite in magenta."""
+    """Each entry's colour from Matplotlib's map for ``kind`` (256 steps); NaN or infinite in
+    magenta."""
+    _, low, high = _COLOURS[kind]
+    with np.errstate(invalid="ignore"):
+        steps = np.clip((np.nan_to_num(values, nan=low) - low) / (high - low) * 255, 0, 255).round().astype(int)
+    table = _palette(kind)
+    bad = ~np.isfinite(values)
+    return [["#ff00ff" if b else table[k] for k, b in zip(row, bad_row, strict=True)]
+            for row, bad_row in zip(steps.tolist(), bad.tolist(), strict=True)]
+
+
+@functools.cache
+def _palette(kind: str) -> tuple[str, ...]:
+    """The 256 colours of ``kind``'s map as ``#rrggbb`` (a colour map call costs more than a page)."""
     from matplotlib import colormaps
 
-    name, low, high = _COLOURS[kind]
-    share = np.clip((np.nan_to_num(values, nan=low) - low) / (high - low), 0.0, 1.0)
-    rgb = (colormaps[name](share)[..., :3] * 255).round().astype(int)
-    packed = np.where(np.isfinite(values), rgb[..., 0] * 65536 + rgb[..., 1] * 256 + rgb[..., 2], 0xFF00FF)
-    return [[f"#{v:06x}" for v in row] for row in packed.tolist()]
+    rgb = (colormaps[_COLOURS[kind][0]](np.linspace(0.0, 1.0, 256))[:, :3] * 255).round().astype(int)
+    return tuple(f"#{r:02x}{g:02x}{b:02x}" for r, g, b in rgb.tolist())
 
 
 def describe(p: Picture) -> str:
