@@ -71,7 +71,7 @@ def picture_figure(p: Picture, uid: str) -> str:
         total_w += width + 20
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{total_w}" height="{total_h}" '
            f'viewBox="0 0 {total_w} {total_h}" font-family="sans-serif" font-size="11" role="img" '
-           f'aria-label="{esc(p.title)}: your code beside the expected {_NOUN[p.kind]}">'
+           f'aria-label="{esc(p.title)}: your code beside the expected {p.kind}">'
            + "".join(panels) + legend + "</svg>")
     return (f'<figure class="picture">{svg}<figcaption><code>{esc(p.title)}</code>: '
             f"{esc(describe(p))}</figcaption></figure>")
@@ -96,7 +96,6 @@ def _outlined(p: Picture) -> bool:
     return min(_layout(p)[2:]) >= 14
 
 
-_NOUN = {"weights": "weights", "mask": "mask", "table": "table"}
 _TOP = 50  # room above a panel for its label, the axes' names and the column numbers
 _MAX_OUTLINED = 400
 
