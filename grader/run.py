@@ -2,8 +2,8 @@
 
 Each notebook of the submission is loaded in a runner (``grader.runner``); each item's
 checks, looked up in the bundle's own registry, call into it. A crash or a hang costs the
-item it happens in, and a fresh runner grades the rest. With ``examples``, each item's public
-example (``Registry.example``) runs after its checks, on its own time, for the pictures.
+item it happens in, and a fresh runner grades the rest. With ``examples``, the public example
+of each item (``Registry.example``) runs after the notebook's checks, for the pictures.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from .checks import Registry
 from .checks.base import CheckFailed, Trial
 from .config import Item
 from .load import SourceFile, Submission
-from .results import CheckResult, ItemResult, NotebookReport, Picture, SubmissionResult, zero_item
+from .results import CheckResult, ItemResult, NotebookReport, SubmissionResult, zero_item
 from .runner import ItemOutput, Runner, RunnerFactory, RunnerLost
 
 
@@ -74,13 +74,14 @@ def _grade_notebook(
             results.append(zero_item(item, runner.load.failure))
             continue
         result, alive = run_item(item, runner, seed, checks)
-        if alive and examples:
-            pictures, alive = run_example(item, runner, seed, checks)
-            result = replace(result, examples=pictures)
         results.append(result)
         if not alive:
             runner.close()
             runner = None
+    if examples and results:
+        runner = runner or open_runner(source)
+        if runner.load.failure is None:
+            results = run_examples(results, items, runner, seed, checks)
     if runner is not None:
         runner.close()
     return report, results
@@ -114,20 +115,27 @@ def run_item(item: Item, runner: Runner, seed: int, registry: Registry) -> tuple
     return result, alive
 
 
-def run_example(item: Item, runner: Runner, seed: int, registry: Registry) -> tuple[tuple[Picture, ...], bool]:
-    """The pictures of ``item``'s public example (none if it has none), made after its checks
-    with a time limit of its own: the item's score and output are the same with or without.
-    Returns them and whether the runner is still usable."""
-    example = registry.example_of(item.name)
-    if example is None:
-        return (), True
-    runner.begin_item(item.name)
-    trial = Trial(item=item, check="(public example)", seed=seed, rng_seed=seed_for(seed, item.name), runner=runner)
-    try:
-        pictures = tuple(example(trial))
-    except RunnerLost:  # a crash or a hang is the checks' business: no pictures, a fresh runner
-        return (), False
-    except Exception:  # pictures are extra: a bundle's example that fails (torch missing, say) costs them only
-        pictures = ()
-    runner.end_item()  # what the example printed is not the item's output
-    return pictures, True
+def run_examples(results: list[ItemResult], items: Sequence[Item], runner: Runner, seed: int,
+                 registry: Registry) -> list[ItemResult]:
+    """``results`` with the pictures of each item's public example, made after the notebook's
+    checks, all in one bracket with a time limit of its own: the items' scores and output are
+    the same with or without. An item that crashed or hung in its checks gets none, and a
+    crash or hang here leaves the rest without (the runner is closed by the caller)."""
+    runner.begin_item("(public examples)")
+    pictured = []
+    for item, result in zip(items, results, strict=True):
+        example = registry.example_of(item.name)
+        if example is None or result.error is not None:
+            pictured.append(result)
+            continue
+        trial = Trial(item=item, check="(public example)", seed=seed, rng_seed=seed_for(seed, item.name),
+                      runner=runner)
+        try:
+            pictures = tuple(example(trial))
+        except RunnerLost:
+            return pictured + results[len(pictured):]
+        except Exception:  # pictures are extra: a bundle's example that fails (torch missing, say) costs them only
+            pictures = ()
+        pictured.append(replace(result, examples=pictures))
+    runner.end_item()  # what the examples printed is no item's output
+    return pictured

@@ -118,8 +118,8 @@ def grade_folder(folder: str, job: Job) -> str:
     submission = load_submission(Path(folder), assignment.name, assignment.notebooks)
 
     def open_runner(source: SourceFile) -> SandboxRunner:
-        # A public example has a time limit of its own, so its CPU time is budgeted like an item's.
-        items = len(assignment.items_of(source.notebook)) * (2 if job.examples else 1)
+        # The public examples have a time limit of their own: their CPU time is budgeted like an item's.
+        items = len(assignment.items_of(source.notebook)) + (1 if job.examples else 0)
         return SandboxRunner(state.zygote, source, assignment.limits, state.hide, items)
 
     result = grade_submission(submission, bundle, job.seed, open_runner, examples=job.examples)

@@ -132,18 +132,22 @@ def test_public_examples_run_only_when_asked_and_change_no_score_or_output():
     assert drawn.item("MultiHeadAttention").examples == ()  # its notebook was not submitted
 
 
-def test_an_example_that_kills_the_runner_costs_no_point_and_the_next_item_gets_a_fresh_one():
-    class DiesInExample(Flaky):
+def test_examples_that_kill_the_runner_cost_no_point_and_a_crashed_item_gets_no_picture():
+    class DiesInExamples(Flaky):
         def begin_item(self, item: str) -> None:
-            if getattr(self, "item", None) == item == "softmax":
-                self.poison = "softmax"  # the second time: its public example
+            if item == "(public examples)":
+                self.poison = "padding_mask"  # the third picture
             super().begin_item(item)
 
     Flaky.opened = 0
-    result = grade_submission(submission(REFERENCE), BUNDLE, 3, lambda s: DiesInExample(s, "", RunnerLost),
+    plain = grade_submission(submission(REFERENCE), BUNDLE, 3, lambda s: Flaky(s, "", RunnerLost))
+    result = grade_submission(submission(REFERENCE), BUNDLE, 3, lambda s: DiesInExamples(s, "", RunnerLost),
                               examples=True)
-    softmax = result.item("softmax")
-    assert softmax.earned == softmax.points and softmax.examples == () and softmax.output == "printed"
-    assert result.item("causal_mask").earned == A.item("causal_mask").points
-    assert result.item("causal_mask").examples[0].wrong == []
-    assert Flaky.opened == 2
+    assert [replace(item, examples=()) for item in result.items] == list(plain.items)
+    assert [bool(item.examples) for item in result.items[:4]] == [True, True, False, False]
+    assert Flaky.opened == 2  # one per grading: the examples ran in the runner of the checks
+
+    crashed = grade_submission(submission(REFERENCE), BUNDLE, 3, lambda s: Flaky(s, "causal_mask", RunnerLost),
+                               examples=True)
+    assert crashed.item("causal_mask").examples == () and crashed.item("causal_mask").earned == 0
+    assert crashed.item("softmax").examples and crashed.item("relative_shift_matrix").examples
