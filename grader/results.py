@@ -17,6 +17,13 @@ class CheckResult:
     message: str  # why it failed, in terms of the property that broke; "" when passed
 
 
+Table = tuple[tuple[float | None, ...], ...]  # rows of numbers; None for NaN or infinite
+
+
+def _table(rows: list[list[float | None]]) -> Table:
+    return tuple(tuple(row) for row in rows)
+
+
 @dataclass(frozen=True)
 class Picture:
     """One public example of an item as the student's code answered it, beside what it should
@@ -27,16 +34,19 @@ class Picture:
 
     title: str  # what was called, as the student would write it
     kind: str  # "weights" (0 to 1), "mask" (True = may attend) or "table" (signed values)
-    expected: list[list[float | None]]
-    student: list[list[float | None]] | None  # None: the call raised or returned no 2-D table
-    wrong: list[list[int]]  # [row, column] of the student's entries that differ from expected
+    expected: Table
+    student: Table | None  # None: the call raised or returned no 2-D table
+    wrong: tuple[tuple[int, int], ...]  # (row, column) of the student's entries that differ from expected
     note: str  # why there is no student table, or what is wrong with its shape; "" if nothing
     rows: str = "row"  # what a row stands for, e.g. "query"
     columns: str = "column"  # what a column stands for, e.g. "key"
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Picture:
-        return cls(**data)
+        student = data["student"]
+        return cls(**{**data, "expected": _table(data["expected"]),
+                      "student": None if student is None else _table(student),
+                      "wrong": tuple((int(i), int(j)) for i, j in data["wrong"])})
 
 
 @dataclass(frozen=True)
@@ -103,7 +113,7 @@ class SubmissionResult:
 def _item_json(item: ItemResult) -> dict[str, Any]:
     data = {**vars(item), "checks": [dict(vars(c)) for c in item.checks]}
     if item.examples:
-        data["examples"] = [dict(vars(p)) for p in item.examples]
+        data["examples"] = [dict(vars(p)) for p in item.examples]  # tuples are written as lists
     else:  # a run without pictures writes the same results.json as before they existed
         del data["examples"]
     return data

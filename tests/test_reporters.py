@@ -42,7 +42,7 @@ def test_results_round_trip_through_json():
     for item in plain["items"]:
         del item["examples"]
     assert json.dumps(r.to_json()) == json.dumps(plain)
-    mask = Picture("causal_mask(2)", "mask", [[1.0, 0.0], [1.0, 1.0]], [[1.0, 1.0], [1.0, 1.0]], [[0, 1]], "")
+    mask = Picture("causal_mask(2)", "mask", ((1.0, 0.0), (1.0, 1.0)), ((1.0, 1.0), (1.0, None)), ((0, 1),), "")
     drawn = replace(r, items=(replace(r.items[0], examples=(mask,)), *r.items[1:]))
     items = drawn.to_json()["items"]
     assert json.dumps(items[0]) == json.dumps(asdict(drawn)["items"][0]) and "examples" not in items[1]

@@ -127,8 +127,8 @@ def test_public_examples_run_only_when_asked_and_change_no_score_or_output():
     assert [replace(item, examples=()) for item in drawn.items] == list(plain.items)
     [mask] = drawn.item("causal_mask").examples
     assert mask.title == "causal_mask(5)" and mask.kind == "mask"
-    assert mask.wrong == [[i, i + 1] for i in range(4)]  # each query also sees the next key
-    assert [p.wrong for p in drawn.item("scaled_dot_product_attention").examples] == [[], []]
+    assert mask.wrong == tuple((i, i + 1) for i in range(4))  # each query also sees the next key
+    assert [p.wrong for p in drawn.item("scaled_dot_product_attention").examples] == [(), ()]
     assert drawn.item("MultiHeadAttention").examples == ()  # its notebook was not submitted
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..results import Picture
+from ..results import Picture, Table
 from .base import CheckFailed, Trial, as_array, close_mask
 
 KINDS = ("weights", "mask", "table")
@@ -33,7 +33,7 @@ def picture(t: Trial, title: str, kind: str, expected: Any, answer: Callable[[],
     assert want.ndim == 2, "a picture is a 2-D table"
 
     def without(note: str) -> Picture:
-        return Picture(title, kind, _table(want), None, [], note, rows, columns)
+        return Picture(title, kind, _table(want), None, (), note, rows, columns)
 
     try:
         got = as_array(answer(), title)
@@ -44,15 +44,15 @@ def picture(t: Trial, title: str, kind: str, expected: Any, answer: Callable[[],
     if got.ndim != 2 or got.size > max(MAX_ENTRIES, want.size):
         return without(f"{title} has shape {tuple(got.shape)}, expected {tuple(want.shape)}")
     note = "" if got.shape == want.shape else f"shape {tuple(got.shape)}, expected {tuple(want.shape)}"
-    wrong: list[list[int]] = []
+    wrong: tuple[tuple[int, int], ...] = ()
     if got.shape == want.shape:
         ok = (got.astype(bool) == want.astype(bool)) if kind == "mask" else close_mask(t, got, want)
-        wrong = [[int(i), int(j)] for i, j in np.argwhere(~ok)]
+        wrong = tuple((int(i), int(j)) for i, j in np.argwhere(~ok))
     return Picture(title, kind, _table(want), _table(got), wrong, note, rows, columns)
 
 
-def _table(values: np.ndarray) -> list[list[float | None]]:
+def _table(values: np.ndarray) -> Table:
     """Rows of floats to 5 significant digits (enough to draw; ``wrong`` is found before
     rounding), ``None`` where the value is NaN or infinite (JSON has neither)."""
     floats = values.astype(np.float64)
-    return [[float(f"{v:.5g}") if np.isfinite(v) else None for v in row] for row in floats.tolist()]
+    return tuple(tuple(float(f"{v:.5g}") if np.isfinite(v) else None for v in row) for row in floats.tolist())

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..results import Picture
+from ..results import Picture, Table
 
 STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 62em; padding: 0 1em; color: #222; }
@@ -61,9 +61,9 @@ def picture_figure(p: Picture, uid: str) -> str:
     margin_left, margin_top, gap = 34, _TOP, 50
     width, height = margin_left + cols * cw, margin_top + rows * ch
     outlined = _outlined(p)
-    wrong = p.wrong[:_MAX_OUTLINED] if outlined else []
+    wrong = p.wrong[:_MAX_OUTLINED] if outlined else ()
     panels = [_panel(p, student, "your code", "student", cw, ch, 0, wrong),
-              _panel(p, expected, "expected", "expected", cw, ch, width + gap, [])]
+              _panel(p, expected, "expected", "expected", cw, ch, width + gap, ())]
     legend = _legend(p.kind, 2 * width + gap + 14, margin_top, min(rows * ch, 200), uid)
     total_w, total_h = 2 * width + gap + (120 if p.kind == "mask" else 80), height + 26
     if p.wrong and not outlined:
@@ -101,7 +101,7 @@ _MAX_OUTLINED = 400
 
 
 def _panel(p: Picture, values: np.ndarray | None, label: str, role: str, cw: int, ch: int, x0: int,
-           wrong: list[list[int]]) -> str:
+           wrong: Sequence[tuple[int, int]]) -> str:
     left, top, kind = x0 + 34, _TOP, p.kind
     parts = [f'<g class="{role}">', f'<text x="{left}" y="14" font-weight="bold">{esc(label)}</text>']
     if values is None:
@@ -132,7 +132,7 @@ def _panel(p: Picture, values: np.ndarray | None, label: str, role: str, cw: int
     return "".join(parts)
 
 
-def _differences(wrong: list[list[int]], rows: int, cols: int, cw: int, ch: int, x0: int) -> str:
+def _differences(wrong: Sequence[tuple[int, int]], rows: int, cols: int, cw: int, ch: int, x0: int) -> str:
     """Where the student's table differs from the expected one: red cells on white."""
     left, top = x0 + 34, _TOP
     parts = ['<g class="differences">', f'<text x="{left}" y="14" font-weight="bold">where they differ</text>',
@@ -209,7 +209,7 @@ def describe(p: Picture) -> str:
     return f"{len(p.wrong)} of {expected.size} entries differ ({marked}), at {', '.join(first)}{more}"
 
 
-def _array(rows: list[list[float | None]]) -> np.ndarray:
+def _array(rows: Table) -> np.ndarray:
     return np.array([[np.nan if v is None else v for v in row] for row in rows], dtype=np.float64).reshape(
         len(rows), -1 if rows and rows[0] else 0)
 
