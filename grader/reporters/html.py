@@ -28,7 +28,7 @@ tr:nth-child(even) { background: #f6f6f6; } th { border-bottom: 1px solid #999; 
 .problem { background: #fff4e5; border-left: 4px solid #f0a030; padding: 0.4em 0.8em; margin: 0.5em 0; }
 pre { background: #f4f4f4; padding: 0.6em; overflow-x: auto; white-space: pre-wrap; }
 figure { margin: 0.8em 0; } figcaption { font-size: 0.92em; color: #444; }
-img.picture { max-width: 100%; border: 1px solid #eee; }
+figure svg { max-width: 100%; height: auto; }
 ul.checks { list-style: none; padding-left: 0.3em; }
 """
 
@@ -70,7 +70,8 @@ def picture_figure(p: Picture, uid: str) -> str:
         panels.append(_differences(p.wrong, rows, cols, cw, ch, total_w))
         total_w += width + 20
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{total_w}" height="{total_h}" '
-           f'viewBox="0 0 {total_w} {total_h}" font-family="sans-serif" font-size="11" role="img" '
+           f'viewBox="0 0 {total_w} {total_h}" font-family="sans-serif" font-size="11" shape-rendering="crispEdges" '
+           'role="img" '
            f'aria-label="{esc(p.title)}: your code beside the expected {p.kind}">'
            + "".join(panels) + legend + "</svg>")
     return (f'<figure class="picture">{svg}<figcaption><code>{esc(p.title)}</code>: '
