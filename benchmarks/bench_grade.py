@@ -192,9 +192,9 @@ def _env() -> dict[str, str]:
 
 
 def measure_ours(class_dir: Path, out_dir: Path, seed: int, jobs: int | None,
-                 scheduler: str | None = None) -> dict[str, Any]:
+                 scheduler: str | None = None, extra: tuple[str, ...] = ()) -> dict[str, Any]:
     cmd = [PYTHON, "-m", "grader", "grade", str(class_dir), "--out", str(out_dir), "--seed", str(seed),
-           "--no-progress"]
+           "--no-progress", *extra]
     if jobs:
         cmd += ["--jobs", str(jobs)]
     if scheduler:

@@ -42,12 +42,14 @@ def grade(
     seed: int,
     class_dir: Path,
     outputs: Sequence[Path] = (),
+    examples: bool = False,
     log: Callable[[str], None] = _stderr,
 ) -> Iterator[SubmissionResult]:
     """Each of ``submissions`` (student folders under ``class_dir``) graded against ``bundle``.
     ``outputs`` are folders the sandboxes must not see, besides the class (the run's results).
+    ``examples``: each item's public example runs too, and its pictures come with the result.
     A folder the grader itself fails on still gets a result (zero, saying so)."""
-    job = Job(str(bundle.assignment.path), seed, str(class_dir), tuple(str(p) for p in outputs))
+    job = Job(str(bundle.assignment.path), seed, str(class_dir), tuple(str(p) for p in outputs), examples)
     for folder, outcome in scheduler(list(submissions), job) if submissions else ():
         if isinstance(outcome, BaseException):
             log(f"error: the grader failed on {folder.name}: {type(outcome).__name__}: {outcome}")
@@ -93,8 +95,10 @@ def grade_class(
     if scheduler:
         require_extra("distributed", "cluster", "--scheduler")
     bundle = load_bundle(assignment_path)
-    for name in reporters:
-        reporter_class(name)  # an unknown name is a usage error before anything runs
+    # An unknown name is a usage error before anything runs; a reporter that draws the public
+    # examples says so by a true ``wants_examples``.
+    chosen_classes = [reporter_class(name) for name in reporters]
+    examples = any(getattr(cls, "wants_examples", False) for cls in chosen_classes)
     found = discover(class_dir, bundle.assignment.name, bundle.assignment.notebooks)
     folders = list(found.students)
     for skipped in found.skipped:
@@ -118,7 +122,7 @@ def grade_class(
         for output in outputs:
             output.start(bundle, run)
         stream = grade(bundle, folders, chosen, seed=seed, class_dir=class_dir, outputs=(out_dir, write_dir, *hide),
-                       log=log)
+                       examples=examples, log=log)
         for done, result in enumerate(stream, start=1):
             for output in outputs:
                 output.add(result)

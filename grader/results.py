@@ -19,6 +19,38 @@ class CheckResult:
     margin: float | None = None
 
 
+Table = tuple[tuple[float | None, ...], ...]  # rows of numbers; None for NaN or infinite
+
+
+def _table(rows: list[list[float | None]]) -> Table:
+    return tuple(tuple(row) for row in rows)
+
+
+@dataclass(frozen=True)
+class Picture:
+    """One public example of an item as the student's code answered it, beside what it should
+    be: 2-D tables of numbers (``None`` for a non-finite entry) that a reporter may draw.
+
+    Made only when a reporter asks for them (``grade(..., examples=True)``), from the bundle's
+    fixed public inputs, never from the hidden checks' inputs."""
+
+    title: str  # what was called, as the student would write it
+    kind: str  # "weights" (0 to 1), "mask" (True = may attend) or "table" (signed values)
+    expected: Table
+    student: Table | None  # None: the call raised or returned no 2-D table
+    wrong: tuple[tuple[int, int], ...]  # (row, column) of the student's entries that differ from expected
+    note: str  # why there is no student table, or what is wrong with its shape; "" if nothing
+    rows: str = "row"  # what a row stands for, e.g. "query"
+    columns: str = "column"  # what a column stands for, e.g. "key"
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Picture:
+        student = data["student"]
+        return cls(**{**data, "expected": _table(data["expected"]),
+                      "student": None if student is None else _table(student),
+                      "wrong": tuple((int(i), int(j)) for i, j in data["wrong"])})
+
+
 @dataclass(frozen=True)
 class ItemResult:
     name: str
@@ -29,6 +61,7 @@ class ItemResult:
     output: str  # what the student's code printed during this item, capped
     output_dropped: int  # bytes printed beyond the cap
     error: str | None  # why the item could not be (fully) run, if it could not
+    examples: tuple[Picture, ...] = ()  # the item's public examples, when a reporter asked
 
 
 @dataclass(frozen=True)
@@ -55,14 +88,15 @@ class SubmissionResult:
         # than some of the checks.
         return {
             **vars(self),
-            "items": [{**vars(item), "checks": [dict(vars(c)) for c in item.checks]} for item in self.items],
+            "items": [_item_json(item) for item in self.items],
             "notebooks": [{**vars(nb), "cell_errors": [list(e) for e in nb.cell_errors]} for nb in self.notebooks],
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SubmissionResult:
         items = tuple(
-            ItemResult(**{**item, "checks": tuple(CheckResult(**c) for c in item["checks"])})
+            ItemResult(**{**item, "checks": tuple(CheckResult(**c) for c in item["checks"]),
+                          "examples": tuple(Picture.from_json(p) for p in item.get("examples", ()))})
             for item in data["items"]
         )
         notebooks = tuple(
@@ -76,6 +110,15 @@ class SubmissionResult:
             if item.name == name:
                 return item
         raise KeyError(name)
+
+
+def _item_json(item: ItemResult) -> dict[str, Any]:
+    data = {**vars(item), "checks": [dict(vars(c)) for c in item.checks]}
+    if item.examples:
+        data["examples"] = [dict(vars(p)) for p in item.examples]  # tuples are written as lists
+    else:  # a run without pictures writes the same results.json as before they existed
+        del data["examples"]
+    return data
 
 
 @dataclass(frozen=True)

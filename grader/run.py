@@ -2,7 +2,8 @@
 
 Each notebook of the submission is loaded in a runner (``grader.runner``); each item's
 checks, looked up in the bundle's own registry, call into it. A crash or a hang costs the
-item it happens in, and a fresh runner grades the rest.
+item it happens in, and a fresh runner grades the rest. With ``examples``, the public example
+of each item (``Registry.example``) runs after the notebook's checks, for the pictures.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def seed_for(seed: int, *names: str) -> list[int]:
 
 
 def grade_submission(
-    submission: Submission, bundle: Bundle, seed: int, open_runner: RunnerFactory
+    submission: Submission, bundle: Bundle, seed: int, open_runner: RunnerFactory, *, examples: bool = False
 ) -> SubmissionResult:
     started = time.perf_counter()
     assignment = bundle.assignment
@@ -35,7 +36,7 @@ def grade_submission(
     notebooks: list[NotebookReport] = []
     for source in submission.files:
         nb_items = assignment.items_of(source.notebook)
-        report, results = _grade_notebook(source, nb_items, bundle.checks, seed, open_runner)
+        report, results = _grade_notebook(source, nb_items, bundle.checks, seed, open_runner, examples)
         notebooks.append(report)
         items.extend(results)
     order = [item.name for item in assignment.items]
@@ -51,7 +52,8 @@ def grade_submission(
 
 
 def _grade_notebook(
-    source: SourceFile, items: Sequence[Item], checks: Registry, seed: int, open_runner: RunnerFactory
+    source: SourceFile, items: Sequence[Item], checks: Registry, seed: int, open_runner: RunnerFactory,
+    examples: bool,
 ) -> tuple[NotebookReport, list[ItemResult]]:
     if source.problem is not None:
         report = NotebookReport(source.notebook, source.path, source.problem, (), "", source.note)
@@ -76,6 +78,10 @@ def _grade_notebook(
         if not alive:
             runner.close()
             runner = None
+    if examples and results:
+        runner = runner or open_runner(source)
+        if runner.load.failure is None:
+            results = run_examples(results, items, runner, seed, checks)
     if runner is not None:
         runner.close()
     return report, results
@@ -108,3 +114,28 @@ def run_item(item: Item, runner: Runner, seed: int, registry: Registry) -> tuple
                         output.dropped_bytes, error)
     return result, alive
 
+
+def run_examples(results: list[ItemResult], items: Sequence[Item], runner: Runner, seed: int,
+                 registry: Registry) -> list[ItemResult]:
+    """``results`` with the pictures of each item's public example, made after the notebook's
+    checks, all in one bracket with a time limit of its own: the items' scores and output are
+    the same with or without. An item that crashed or hung in its checks gets none, and a
+    crash or hang here leaves the rest without (the runner is closed by the caller)."""
+    runner.begin_item("(public examples)")
+    pictured = []
+    for item, result in zip(items, results, strict=True):
+        example = registry.example_of(item.name)
+        if example is None or result.error is not None:
+            pictured.append(result)
+            continue
+        trial = Trial(item=item, check="(public example)", seed=seed, rng_seed=seed_for(seed, item.name),
+                      runner=runner)
+        try:
+            pictures = tuple(example(trial))
+        except RunnerLost:
+            return pictured + results[len(pictured):]
+        except Exception:  # pictures are extra: a bundle's example that fails (torch missing, say) costs them only
+            pictures = ()
+        pictured.append(replace(result, examples=pictures))
+    runner.end_item()  # what the examples printed is no item's output
+    return pictured

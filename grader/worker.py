@@ -34,6 +34,7 @@ class Job:
     seed: int
     class_dir: str
     outputs: tuple[str, ...]  # the run's output folders, hidden from the sandboxes like the class
+    examples: bool = False  # run each item's public example too, for a reporter's pictures
 
 
 @dataclass
@@ -72,11 +73,11 @@ def _state(job: Job) -> _WorkerState:
         _zygotes.add(zygote)
         state = _WorkerState(job, bundle, zygote, hide)
         _local.state = state
-        _prime(bundle, job.seed)
+        _prime(bundle, job.seed, job.examples)
     return state
 
 
-def _prime(bundle: Bundle, seed: int) -> None:
+def _prime(bundle: Bundle, seed: int, examples: bool) -> None:
     """Grade the reference once, in this (trusted) process: every reference result of the
     run's seed is then memoised and torch's first-call costs are paid here, not by the
     first student of each worker. Only an optimisation: a failure is ignored."""
@@ -85,7 +86,8 @@ def _prime(bundle: Bundle, seed: int) -> None:
                       for nb in bundle.assignment.notebooks)
         sink = io.StringIO()
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-            grade_submission(Submission("reference", Path("."), files), bundle, seed, InProcessRunner.from_source)
+            grade_submission(Submission("reference", Path("."), files), bundle, seed, InProcessRunner.from_source,
+                         examples=examples)
     except Exception:
         pass
 
@@ -116,9 +118,10 @@ def grade_folder(folder: str, job: Job) -> str:
     submission = load_submission(Path(folder), assignment.name, assignment.notebooks)
 
     def open_runner(source: SourceFile) -> SandboxRunner:
-        items = len(assignment.items_of(source.notebook))
+        # The public examples have a time limit of their own: their CPU time is budgeted like an item's.
+        items = len(assignment.items_of(source.notebook)) + (1 if job.examples else 0)
         return SandboxRunner(state.zygote, source, assignment.limits, state.hide, items)
 
-    result = grade_submission(submission, bundle, job.seed, open_runner)
+    result = grade_submission(submission, bundle, job.seed, open_runner, examples=job.examples)
     result = replace(result, seconds=round(time.perf_counter() - started, 4))
     return json.dumps(result.to_json(), ensure_ascii=False)

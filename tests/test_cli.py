@@ -121,6 +121,50 @@ def test_the_same_seed_reproduces_the_grades(run, tmp_path: Path):
     assert (again / "grades.csv").read_bytes() == (out / "grades.csv").read_bytes()
 
 
+@pytest.fixture(scope="module")
+def html_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The same run with the HTML reporters added to the default ones."""
+    tmp = tmp_path_factory.mktemp("cli-html")
+    out = tmp / "out"
+    reports = ["grades-csv", "results-json", "feedback-md", "html", "report"]
+    proc = grade([str(SAMPLE), "--out", str(out), "--seed", "11", "--jobs", "2", "--assignment",
+                  str(short_limit_copy(tmp)), *(f"--report={name}" for name in reports)])
+    return out, proc
+
+
+def without_timing(results: dict) -> dict:
+    """``results.json`` less what differs between two runs of one seed (times) and the pictures."""
+    students = [{**s, "seconds": 0, "items": [{k: v for k, v in i.items() if k != "examples"} for i in s["items"]]}
+                for s in results["students"]]
+    return {**results, "students": sorted(students, key=lambda s: s["student"]),
+            "run": {**results["run"], "started": "", "assignment": ""}}
+
+
+def test_the_html_reports_leave_the_default_outputs_as_they_were(run, html_run):
+    (out, _), (html_out, proc) = run, html_run
+    assert proc.returncode == 0, proc.stderr
+    assert (html_out / "grades.csv").read_bytes() == (out / "grades.csv").read_bytes()
+    for md in (out / "feedback").glob("*.md"):
+        assert (html_out / "feedback" / md.name).read_bytes() == md.read_bytes()
+    plain, drawn = (json.loads((o / "results.json").read_text(encoding="utf-8")) for o in (out, html_out))
+    assert without_timing(drawn) == without_timing(plain)
+    assert not any("examples" in i for s in plain["students"] for i in s["items"])
+    assert any("examples" in i for s in drawn["students"] for i in s["items"])
+
+
+def test_every_student_gets_a_feedback_page_and_the_report_shows_the_class(html_run):
+    out, _ = html_run
+    assert sorted(p.stem for p in (out / "feedback").glob("*.html")) == sorted(p.name for p in SAMPLE.iterdir())
+    zoe = (out / "feedback" / "Zoë Çelik.html").read_text(encoding="utf-8")
+    sdpa = zoe[zoe.index('id="item-scaled_dot_product_attention"'):zoe.index('id="item-bahdanau_attention"')]
+    assert "scaled_by_sqrt_dk" in sdpa and "9 of 9 entries differ" in sdpa and '<g class="student">' in sdpa
+    report = (out / "report.html").read_text(encoding="utf-8")
+    assert "6 students graded" in report
+    assert "Łukasz Nowak</td><td><code>causal_mask</code></td><td>the time limit of 4 s ran out" in report
+    assert "broken_upload: attention_numpy: attention_numpy.ipynb could not be read" in report
+    assert report.count('href="feedback/') == 12  # a page and a Markdown file per student
+
+
 def test_bad_input_is_a_clear_error(tmp_path: Path):
     proc = grade([str(tmp_path / "missing"), "--out", str(tmp_path / "o")])
     assert proc.returncode == 2

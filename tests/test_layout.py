@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,3 +54,20 @@ def test_no_import_cycle_in_the_engine():
         if start not in state:
             visit(start, [start])
     assert cycles == []
+
+
+def test_the_engine_names_no_item_of_any_bundle():
+    """The engine knows no assignment: no graded item's name appears in its code (a bundle's
+    checks, examples and reference say everything item-specific)."""
+    from grader.bundle import load_bundle
+
+    names = set()
+    for yaml_path in sorted((ROOT / "assignments").glob("*/assignment.yaml")):
+        names |= {item.name for item in load_bundle(yaml_path).assignment.items}
+    assert "causal_mask" in names  # the bundles are read at all
+    found = []
+    for path in sorted((ROOT / "grader").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        found += [f"{path.relative_to(ROOT)}: {name}" for name in sorted(names)
+                  if re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text)]
+    assert found == []

@@ -12,7 +12,7 @@ from grader.config import DEFAULT_ASSIGNMENT
 from grader.report import Tally
 from grader.reporters import DEFAULT_REPORTERS, REPORTERS, open_reporter
 from grader.reporters.feedback_md import feedback
-from grader.results import CheckResult, ItemResult, NotebookReport, RunInfo, SubmissionResult
+from grader.results import CheckResult, ItemResult, NotebookReport, Picture, RunInfo, SubmissionResult
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment
@@ -37,7 +37,16 @@ def result(student: str, failing: str | None = None) -> SubmissionResult:
 def test_results_round_trip_through_json():
     r = result("a", "softmax")
     assert SubmissionResult.from_json(json.loads(json.dumps(r.to_json()))) == r
-    assert json.dumps(r.to_json()) == json.dumps(asdict(r))  # every field, in the dataclasses' order
+    # Every field, in the dataclasses' order; no pictures, no "examples" (as before they existed).
+    plain = asdict(r)
+    for item in plain["items"]:
+        del item["examples"]
+    assert json.dumps(r.to_json()) == json.dumps(plain)
+    mask = Picture("causal_mask(2)", "mask", ((1.0, 0.0), (1.0, 1.0)), ((1.0, 1.0), (1.0, None)), ((0, 1),), "")
+    drawn = replace(r, items=(replace(r.items[0], examples=(mask,)), *r.items[1:]))
+    items = drawn.to_json()["items"]
+    assert json.dumps(items[0]) == json.dumps(asdict(drawn)["items"][0]) and "examples" not in items[1]
+    assert SubmissionResult.from_json(json.loads(json.dumps(drawn.to_json()))) == drawn
 
 
 def test_reporters_stream_json_sort_csv_and_the_tally_summarises(tmp_path: Path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from grader import wire
@@ -113,3 +114,40 @@ def test_a_cell_stopped_while_loading_is_left_out_of_every_later_copy():
     assert sources == [(1, 2, 3), (1, 3)]  # the copy after causal_mask's crash never ran cell 2
     assert result.item("padding_mask").earned == A.item("padding_mask").points
     assert result.notebooks[0].cell_errors == (("code cell 2 (while True: pass)", "stopped: ..."),)
+
+
+ONE_AHEAD = (BUNDLE.catalogue_dir / "mutants" / "causal_mask_one_ahead.py").read_text(encoding="utf-8")
+
+
+def test_public_examples_run_only_when_asked_and_change_no_score_or_output():
+    plain = grade_submission(submission(REFERENCE + "\n\n" + ONE_AHEAD), BUNDLE, 3, InProcessRunner.from_source)
+    drawn = grade_submission(submission(REFERENCE + "\n\n" + ONE_AHEAD), BUNDLE, 3, InProcessRunner.from_source,
+                             examples=True)
+    assert all(item.examples == () for item in plain.items)
+    assert [replace(item, examples=()) for item in drawn.items] == list(plain.items)
+    [mask] = drawn.item("causal_mask").examples
+    assert mask.title == "causal_mask(5)" and mask.kind == "mask"
+    assert mask.wrong == tuple((i, i + 1) for i in range(4))  # each query also sees the next key
+    assert [p.wrong for p in drawn.item("scaled_dot_product_attention").examples] == [(), ()]
+    assert drawn.item("MultiHeadAttention").examples == ()  # its notebook was not submitted
+
+
+def test_examples_that_kill_the_runner_cost_no_point_and_a_crashed_item_gets_no_picture():
+    class DiesInExamples(Flaky):
+        def begin_item(self, item: str) -> None:
+            if item == "(public examples)":
+                self.poison = "padding_mask"  # the third picture
+            super().begin_item(item)
+
+    Flaky.opened = 0
+    plain = grade_submission(submission(REFERENCE), BUNDLE, 3, lambda s: Flaky(s, "", RunnerLost))
+    result = grade_submission(submission(REFERENCE), BUNDLE, 3, lambda s: DiesInExamples(s, "", RunnerLost),
+                              examples=True)
+    assert [replace(item, examples=()) for item in result.items] == list(plain.items)
+    assert [bool(item.examples) for item in result.items[:4]] == [True, True, False, False]
+    assert Flaky.opened == 2  # one per grading: the examples ran in the runner of the checks
+
+    crashed = grade_submission(submission(REFERENCE), BUNDLE, 3, lambda s: Flaky(s, "causal_mask", RunnerLost),
+                               examples=True)
+    assert crashed.item("causal_mask").examples == () and crashed.item("causal_mask").earned == 0
+    assert crashed.item("softmax").examples and crashed.item("relative_shift_matrix").examples

@@ -9,13 +9,16 @@ bundles never share a check. ``base`` holds what a check sees (``Trial``) and th
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..results import Picture
     from .base import Trial
 
 Check = Callable[["Trial"], None]
+# Calls the student's code on an item's fixed public inputs: the pictures of what came back.
+Example = Callable[["Trial"], Sequence["Picture"]]
 
 
 class Registry:
@@ -23,6 +26,7 @@ class Registry:
 
     def __init__(self) -> None:
         self._checks: dict[str, dict[str, Check]] = {}
+        self._examples: dict[str, Example] = {}
 
     def check(self, item: str, name: str) -> Callable[[Check], Check]:
         """Register the decorated function as check ``name`` of ``item``."""
@@ -34,6 +38,20 @@ class Registry:
             return fn
 
         return register
+
+    def example(self, item: str) -> Callable[[Example], Example]:
+        """Register the decorated function as ``item``'s public example."""
+
+        def register(fn: Example) -> Example:
+            if item in self._examples:
+                raise ValueError(f"the example of {item} is registered twice")
+            self._examples[item] = fn
+            return fn
+
+        return register
+
+    def example_of(self, item: str) -> Example | None:
+        return self._examples.get(item)
 
     def get(self, item: str, name: str) -> Check:
         return self._checks[item][name]

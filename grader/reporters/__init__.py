@@ -39,6 +39,8 @@ REPORTERS: dict[str, str] = {
     "junit": "grader.reporters.junit_xml:JUnitXml",
     "prairielearn": "grader.reporters.prairielearn:PrairieLearn",
     "gradescope": "grader.reporters.gradescope:Gradescope",
+    "html": "grader.reporters.feedback_html:FeedbackHtml",
+    "report": "grader.reporters.class_report:ClassReport",
 }
 DEFAULT_REPORTERS = ("csv", "json", "markdown")
 # The names `--report` took before `--format`; still accepted.

@@ -10,6 +10,7 @@ check = REGISTRY.check
 
 # Registration happens on import; these modules hold the checks themselves.
 from . import (  # noqa: E402,F401
+    examples,
     numpy_attention,
     numpy_heads_positions,
     numpy_items,

@@ -1,0 +1,205 @@
+"""``report.html``: the class at a glance for the instructor, written at the end of the run.
+
+A histogram of the scores; each item's and each check's failure rate, worst first; the most
+common failure messages, grouped when they differ only in their numbers, with the students
+who got them; time per student with the slowest and the stopped (timed-out or crashed)
+items; the students whose notebooks were missing or unusable; a link to every student's
+feedback. Only a small row per student is kept until the end.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+from ..bundle import Bundle
+from ..config import Assignment
+from ..filenames import safe_name
+from ..report import file_problems, fmt_points
+from ..results import RunInfo, SubmissionResult
+from .html import esc, page
+
+SLOWEST = 10  # students listed by time
+MESSAGES = 25  # failure messages listed
+STUDENTS_NAMED = 12  # students named per message before "and N more"
+_NUMBER = re.compile(r"(?<![A-Za-z_])[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+
+
+@dataclass(frozen=True)
+class _Row:
+    student: str
+    score: float
+    seconds: float
+    full: frozenset[str]  # items with full marks
+    failed: tuple[tuple[str, str, str], ...]  # (item, check, message) of each failed check
+    stopped: tuple[tuple[str, str], ...]  # (item, why) for items the runner could not finish
+    problems: tuple[str, ...]  # notebooks missing, renamed or unusable
+
+
+class ClassReport:
+    def __init__(self, out_dir: Path) -> None:
+        self.out_dir = out_dir
+        self.rows: list[_Row] = []
+        self.assignment: Assignment | None = None
+        self.run: RunInfo | None = None
+
+    def start(self, bundle: Bundle, run: RunInfo) -> None:
+        self.assignment, self.run = bundle.assignment, run
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+
+    def add(self, result: SubmissionResult) -> None:
+        unusable = {nb.failure for nb in result.notebooks if nb.failure}
+        failed, stopped = [], []
+        for item in result.items:
+            if item.error is not None and item.error in unusable:
+                continue  # listed once, with the notebook's problem
+            failed += [(item.name, c.name, c.message) for c in item.checks if not c.passed]
+            if item.error is not None:
+                stopped.append((item.name, item.error))
+        self.rows.append(_Row(result.student, result.score, result.seconds,
+                              frozenset(i.name for i in result.items if i.earned >= i.points),
+                              tuple(failed), tuple(stopped), tuple(file_problems(result))))
+
+    def close(self) -> None:
+        assert self.assignment is not None and self.run is not None, "start() first"
+        (self.out_dir / "report.html").write_text(class_report(self.assignment, self.run, self.rows, self.out_dir),
+                                                  encoding="utf-8")
+
+
+def class_report(assignment: Assignment, run: RunInfo, rows: list[_Row], out_dir: Path) -> str:
+    rows = sorted(rows, key=lambda r: r.student)
+    n = len(rows)
+    mean = sum(r.score for r in rows) / n if n else 0.0
+    body = [f"<h1>Class report: {esc(assignment.name)}</h1>",
+            f"<p>{n} students graded; class mean {mean:.1f} / {fmt_points(assignment.max_score)}; "
+            f"seed {run.seed}; started {esc(run.started)}.</p>",
+            '<h2 id="scores">Scores</h2>', _histogram([r.score for r in rows], assignment.max_score)]
+    body += _failure_rates(assignment, rows)
+    body += _messages(rows)
+    body += _times(rows)
+    body += _problems(rows)
+    body += _links(rows, out_dir)
+    return page(f"Class report: {assignment.name}", body)
+
+
+def _histogram(scores: list[float], max_score: float) -> str:
+    """Ten bins of a tenth of the maximum each (the last includes full marks), as SVG bars."""
+    bins = [0] * 10
+    for score in scores:
+        share = score / max_score if max_score else 0.0
+        bins[min(9, max(0, int(share * 10)))] += 1
+    tallest = max(bins) or 1
+    width, height, bar = 560, 200, 52
+    parts = []
+    for k, count in enumerate(bins):
+        h = round(160 * count / tallest)
+        x = 30 + k * bar
+        parts.append(f'<rect x="{x + 3}" y="{180 - h}" width="{bar - 6}" height="{h}" fill="#3b75af">'
+                     f"<title>{count} students</title></rect>")
+        if count:
+            parts.append(f'<text x="{x + bar // 2}" y="{174 - h}" text-anchor="middle">{count}</text>')
+        parts.append(f'<text x="{x + bar // 2}" y="195" text-anchor="middle" fill="#555">'
+                     f"{fmt_points(round(k * max_score / 10, 2))}&#8211;</text>")
+    parts.append(f'<line x1="30" y1="180" x2="{30 + 10 * bar}" y2="180" stroke="#888"/>')
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" id="histogram" width="{width + 40}" height="{height + 10}" '
+            f'font-family="sans-serif" font-size="12" role="img" aria-label="histogram of scores">'
+            + "".join(parts) + "</svg><p>Students per score range (points; a bar's range runs up to the next).</p>")
+
+
+def _failure_rates(assignment: Assignment, rows: list[_Row]) -> list[str]:
+    n = len(rows) or 1
+    items = sorted(((sum(1 for r in rows if i.name not in r.full) / n, i.name) for i in assignment.items),
+                   key=lambda pair: (-pair[0], pair[1]))
+    failed = Counter((item, check) for r in rows for item, check in {(i, c) for i, c, _ in r.failed})
+    checks = sorted(((count / n, item, check) for (item, check), count in failed.items()),
+                    key=lambda t: (-t[0], t[1], t[2]))
+    out = ['<h2 id="items">Items: share of students without full marks</h2>', "<table>",
+           '<tr><th>item</th><th class="num">without full marks</th></tr>']
+    out += [f'<tr><td><code>{esc(name)}</code></td><td class="num">{rate:.0%}</td></tr>' for rate, name in items]
+    out += ["</table>", '<h2 id="checks">Checks: share of students who failed each</h2>']
+    if not checks:
+        return [*out, "<p>No check failed.</p>"]
+    out += ["<table>", '<tr><th>item</th><th>check</th><th class="num">failed</th></tr>']
+    out += [f'<tr><td><code>{esc(item)}</code></td><td><code>{esc(check)}</code></td>'
+            f'<td class="num">{rate:.0%}</td></tr>' for rate, item, check in checks]
+    return [*out, "</table>"]
+
+
+def message_pattern(message: str) -> str:
+    """``message`` with its numbers (sizes, indices, counts) replaced by ``#``: messages that
+    differ only in those are one mistake."""
+    return _NUMBER.sub("#", message)
+
+
+def _messages(rows: list[_Row]) -> list[str]:
+    """Failure messages by item, the same mistake counted once per student: messages that
+    differ only in their numbers (the sizes of the inputs, say) and come from different
+    checks of an item are one mistake."""
+    groups: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)  # -> student -> first message
+    checks: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for r in rows:
+        for item, check, message in r.failed:
+            key = (item, message_pattern(message))
+            groups[key].setdefault(r.student, message)
+            checks[key].add(check)
+    ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:MESSAGES]
+    out = ['<h2 id="messages">Most common failures</h2>']
+    if not ranked:
+        return [*out, "<p>No check failed.</p>"]
+    out.append("<p>Messages that differ only in their numbers are counted together (one of them is shown), "
+               "once per student.</p>")
+    out += ["<table>", '<tr><th class="num">students</th><th>item: message</th><th>checks</th><th>who</th></tr>']
+    for key, students in ranked:
+        names = sorted(students)
+        shown = ", ".join(esc(s) for s in names[:STUDENTS_NAMED])
+        more = f" and {len(names) - STUDENTS_NAMED} more" if len(names) > STUDENTS_NAMED else ""
+        where = ", ".join(f"<code>{esc(c)}</code>" for c in sorted(checks[key]))
+        out.append(f'<tr><td class="num">{len(names)}</td><td><code>{esc(key[0])}</code>: '
+                   f"{esc(students[names[0]])}</td><td>{where}</td><td>{shown}{more}</td></tr>")
+    return [*out, "</table>"]
+
+
+def _times(rows: list[_Row]) -> list[str]:
+    seconds = sorted(r.seconds for r in rows)
+    out = ['<h2 id="time">Time per student</h2>']
+    if seconds:
+        median = seconds[len(seconds) // 2]
+        out.append(f"<p>Median {median:.2f} s, longest {seconds[-1]:.2f} s, total {sum(seconds):.1f} s "
+                   "(reading and grading one student's notebooks, in a worker).</p>")
+    slowest = sorted(rows, key=lambda r: (-r.seconds, r.student))[:SLOWEST]
+    out += ["<table>", '<tr><th>slowest students</th><th class="num">seconds</th></tr>']
+    out += [f'<tr><td>{esc(r.student)}</td><td class="num">{r.seconds:.2f}</td></tr>' for r in slowest]
+    out.append("</table>")
+    stopped = [(r.student, item, why) for r in rows for item, why in r.stopped]
+    out.append('<h2 id="stopped">Items stopped: time limit or crash</h2>')
+    if not stopped:
+        return [*out, "<p>None: every item ran to its end.</p>"]
+    out += ["<table>", "<tr><th>student</th><th>item</th><th>why</th></tr>"]
+    out += [f"<tr><td>{esc(s)}</td><td><code>{esc(i)}</code></td><td>{esc(w)}</td></tr>" for s, i, w in stopped]
+    return [*out, "</table>"]
+
+
+def _problems(rows: list[_Row]) -> list[str]:
+    lines = sorted(line for r in rows for line in r.problems)
+    out = ['<h2 id="notebooks">Notebooks missing, renamed or unreadable</h2>']
+    if not lines:
+        return [*out, "<p>None.</p>"]
+    return [*out, "<ul>", *(f"<li>{esc(line)}</li>" for line in lines), "</ul>"]
+
+
+def _links(rows: list[_Row], out_dir: Path) -> list[str]:
+    """A link to each student's feedback files that this run wrote (HTML and Markdown)."""
+    out = ['<h2 id="students">Students</h2>', "<table>",
+           '<tr><th>student</th><th class="num">score</th><th>feedback</th></tr>']
+    for r in rows:
+        links = []
+        for suffix, label in ((".html", "page"), (".md", "Markdown")):
+            name = safe_name(r.student) + suffix
+            if (out_dir / "feedback" / name).is_file():
+                links.append(f'<a href="feedback/{esc(quote(name))}">{label}</a>')
+        out.append(f'<tr><td>{esc(r.student)}</td><td class="num">{fmt_points(r.score)}</td>'
+                   f"<td>{' '.join(links) or 'none written'}</td></tr>")
+    return [*out, "</table>"]

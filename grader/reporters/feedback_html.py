@@ -1,0 +1,86 @@
+"""``feedback/<student>.html``: the Markdown feedback's content as one self-contained page,
+plus, for each item with a public example, the student's answer on it drawn beside what it
+should be. One file per student, written as the result arrives; asks the engine to run the
+public examples (``wants_examples``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..bundle import Bundle
+from ..filenames import safe_name
+from ..report import fmt_points
+from ..results import ItemResult, RunInfo, SubmissionResult
+from .html import esc, page, picture_figure
+
+
+class FeedbackHtml:
+    wants_examples = True
+
+    def __init__(self, out_dir: Path) -> None:
+        self.folder = out_dir / "feedback"
+
+    def start(self, bundle: Bundle, run: RunInfo) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+
+    def add(self, result: SubmissionResult) -> None:
+        (self.folder / feedback_html_file(result.student)).write_text(feedback_html(result), encoding="utf-8")
+
+    def close(self) -> None:
+        return None
+
+
+def feedback_html_file(student: str) -> str:
+    """The name of ``student``'s HTML feedback in ``feedback/``: safe whatever the id holds."""
+    return f"{safe_name(student)}.html"
+
+
+def feedback_html(result: SubmissionResult) -> str:
+    """The student's feedback page: score, each item's checks, pictures and printed output."""
+    body = [f"<h1>Feedback for {esc(result.student)}</h1>",
+            f"<p><strong>Score: {fmt_points(result.score)} / {fmt_points(result.max_score)}</strong></p>"]
+    for nb in result.notebooks:
+        for text in (nb.failure, nb.note):
+            if text:
+                body.append(f'<p class="problem"><strong>{esc(nb.notebook)}</strong>: {esc(text)}</p>')
+        for cell, error in nb.cell_errors:
+            body.append(f'<p class="problem">{esc(nb.notebook)}, {esc(cell)} raised <code>{esc(_last_line(error))}'
+                        "</code> while the notebook ran (the following cells still ran).</p>")
+    body += ["<table>", "<tr><th>item</th><th class=\"num\">points</th></tr>"]
+    body += [f'<tr><td><a href="#{_anchor(item.name)}"><code>{esc(item.name)}</code></a></td><td class="num">'
+             f"{fmt_points(item.earned)} / {fmt_points(item.points)}</td></tr>" for item in result.items]
+    body.append("</table>")
+    unusable = {nb.failure for nb in result.notebooks if nb.failure}
+    for number, item in enumerate(result.items):
+        body += _item(item, item.error in unusable and item.error is not None, number)
+    return page(f"Feedback for {result.student}", body)
+
+
+def _item(item: ItemResult, unusable: bool, number: int) -> list[str]:
+    out = [f'<h2 id="{_anchor(item.name)}"><code>{esc(item.name)}</code>: '
+           f"{fmt_points(item.earned)} / {fmt_points(item.points)}</h2>"]
+    if unusable:  # said once above, for its notebook, not once per check
+        return [*out, "<p>Not graded: its notebook could not be used (see above).</p>"]
+    out.append('<ul class="checks">')
+    for c in item.checks:
+        mark = '<span class="pass">&#10003; passed</span>' if c.passed else '<span class="fail">&#10007; failed</span>'
+        detail = "" if c.passed else f": {esc(c.message)}"
+        out.append(f"<li>{mark} <code>{esc(c.name)}</code> ({fmt_points(c.points)} pt){detail}</li>")
+    out.append("</ul>")
+    if item.examples:
+        out.append("<p>On the notebook's public example, your code gave (left) and should give (right):</p>")
+        out += [picture_figure(p, f"scale-{number}-{k}") for k, p in enumerate(item.examples)]
+    if item.output:
+        out += ["<p>Your code printed:</p>", f"<pre>{esc(item.output)}</pre>"]
+    if item.output_dropped:
+        out.append(f"<p>(and {item.output_dropped} more bytes, not kept)</p>")
+    return out
+
+
+def _anchor(name: str) -> str:
+    return "item-" + "".join(c if c.isalnum() or c in "-_" else "-" for c in name)
+
+
+def _last_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return (lines[-1] if lines else text)[:300]
