@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE.parent))
 import bench_grade  # noqa: E402
 import synthetic  # noqa: E402
 
-DEFAULTS = ("grades-csv", "results-json", "feedback-md")
+DEFAULTS = ("csv", "json", "markdown")
 HTML = (*DEFAULTS, "html", "report")
 
 
@@ -44,7 +44,7 @@ def reporters_only(results_path: Path, out: Path) -> float:
     bundle = load_bundle(data["run"]["assignment"])
     results = [SubmissionResult.from_json(s) for s in data["students"]]
     run = RunInfo(data["run"]["seed"], data["run"]["assignment"], data["run"]["class"], "", 1, "local",
-                  True, True, (), "")
+                  data["run"]["sandbox"]["mode"], True, True, (), "")
     started = time.perf_counter()
     reporters = [open_reporter(name, out) for name in ("html", "report")]
     for reporter in reporters:

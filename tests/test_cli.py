@@ -126,7 +126,7 @@ def html_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess
     """The same run with the HTML reporters added to the default ones."""
     tmp = tmp_path_factory.mktemp("cli-html")
     out = tmp / "out"
-    reports = ["grades-csv", "results-json", "feedback-md", "html", "report"]
+    reports = ["csv", "json", "markdown", "html", "report"]
     proc = grade([str(SAMPLE), "--out", str(out), "--seed", "11", "--jobs", "2", "--assignment",
                   str(short_limit_copy(tmp)), *(f"--report={name}" for name in reports)])
     return out, proc
