@@ -146,9 +146,14 @@ def test_feedback_page_shows_scores_checks_output_and_the_mask_picture(out: Path
 def test_feedback_of_a_correct_student_says_every_picture_matches(out: Path):
     page = read(out / "feedback" / "Ada.html")
     captions = re.findall(r"</code>: ([^<]*)</figcaption>", page)
-    assert len(captions) == (14 if importlib.util.find_spec("torch") is not None else 8)
-    assert set(captions) == {"matches the expected pattern"}
-    assert 'stroke="#e00000"' not in page and "failed</span>" not in page
+    matched = [c for c in captions if c == "matches the expected pattern"]
+    if importlib.util.find_spec("torch") is not None:
+        assert len(matched) == len(captions) == 14
+        assert 'stroke="#e00000"' not in page and "failed</span>" not in page
+    else:  # the module's table is still shown as expected, with why there is no answer beside it
+        assert len(matched) == 8 and all("No module named" in c for c in captions if c not in matched)
+        numpy_part = page[:page.index('id="item-BahdanauAttention"')]
+        assert 'stroke="#e00000"' not in numpy_part and "failed</span>" not in numpy_part
 
 
 def test_an_unreadable_notebook_is_said_once_and_has_no_pictures(out: Path):

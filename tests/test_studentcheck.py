@@ -71,6 +71,7 @@ def parse(stdout: str) -> list[dict[str, dict[str, tuple[bool, str]]]]:
 
 
 def test_correct_notebooks_pass_every_public_check(release: Path, poison: Path):
+    pytest.importorskip("torch", reason="the torch notebook's public checks need torch")
     proc = run_check(release, poison)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     total = sum(len(item.public) for item in BUNDLE.assignment.items)

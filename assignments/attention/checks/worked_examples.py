@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.checks.base import Args, CheckFailed, Trial, as_array, close_mask, expect_close, expect_shape
+from grader.checks.base import (
+    Args,
+    CheckFailed,
+    Trial,
+    as_array,
+    close_mask,
+    discrepancy,
+    expect_close,
+    expect_shape,
+)
 
 from . import check
 from .numpy_support import attention_pair, in_dtype_of
@@ -60,8 +69,10 @@ def sdpa_worked_example(t: Trial) -> None:
         what = f"attention on {label}"
         out, w = attention_pair(reply, what)
         expect_shape(w, (3, 3), f"the weights of {what}")
-        if w.dtype.kind == "f" and close_mask(t, w, np.array(SDPA_UNSCALED_WEIGHTS)).all():
-            raise CheckFailed(f"the weights of {what} equal softmax(Q K^T): the 1/sqrt(d_k) scale is missing")
+        off = discrepancy(t, w, np.array(expected)) if w.dtype.kind == "f" else None
+        if off is not None and close_mask(t, w, np.array(SDPA_UNSCALED_WEIGHTS)).all():
+            raise CheckFailed(f"the weights of {what} equal softmax(Q K^T): the 1/sqrt(d_k) scale is missing "
+                              f"(they differ from the definition {off.sizes()})", off.margin)
         expect_close(t, w, np.array(expected), f"the weights of {what}", "softmax(Q K^T / sqrt(d_k))")
         expect_close(t, out, np.array(expected) @ X, f"the output of {what}", "weights @ V")
 
