@@ -109,8 +109,11 @@ def _grade(args: argparse.Namespace) -> int:
     def progress(done: int, total: int) -> None:
         nonlocal bar, graded
         if bar is None:
-            bar = tqdm(total=total, unit="student", file=sys.stderr, disable=args.no_progress)
-        bar.update(1)
+            # Every student shown as it is graded: one line of output per student is cheap, and
+            # tqdm's own throttling would hide the first students of a slow start.
+            bar = tqdm(total=total, unit="student", file=sys.stderr, disable=args.no_progress,
+                       mininterval=0, miniters=1)
+        bar.update(done - bar.n)
         graded = f"{done} of {total}"
 
     reports = tuple(dict.fromkeys(name for names in args.formats or [DEFAULT_REPORTERS] for name in names))

@@ -121,6 +121,8 @@ def grade_class(
         outputs = [*(open_reporter(name, write_dir) for name in reporters), *stages]
         for output in outputs:
             output.start(bundle, run)
+        if progress is not None:
+            progress(0, len(folders))  # before the workers' start-up, which takes seconds
         stream = grade(bundle, folders, chosen, seed=seed, class_dir=class_dir, outputs=(out_dir, write_dir, *hide),
                        examples=examples, log=log)
         for done, result in enumerate(stream, start=1):
