@@ -554,7 +554,7 @@ class Run:
     results: dict[str, Any]  # student -> its results.json entry
     run: dict[str, Any]  # results.json's "run"
     leftovers: list[str]  # hostile processes alive right after the run
-    strays: list[int] = field(default_factory=list)  # new processes of this uid after both runs
+    strays: list[tuple[int, str]] = field(default_factory=list)  # new processes of this uid after both runs
 
 
 @dataclass
@@ -713,7 +713,12 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
         listener.close()
         honest = finish(honest_run, honest_out)
         if os.geteuid() != 0:  # root's sandboxes run as uids of their own: leftovers covers them
-            hostile.strays = sorted(processes_of_this_uid() - ours)
+            # multiprocessing's resource tracker of each run ends by itself just after its run's
+            # process (at the end of a pipe from it); a process that is gone or exiting (no
+            # command line left) by the time it is read is no stray either.
+            hostile.strays = [(pid, line) for pid in sorted(processes_of_this_uid() - ours)
+                              if (line := _cmdline(pid)).strip() not in ("", "(ended)")
+                              and "resource_tracker" not in line]
     finally:
         listener.close()
         for proc, _ in (hostile_run, honest_run):
@@ -899,3 +904,10 @@ def test_the_run_stays_quick_and_names_its_rung(corpus):
     assert sandbox["mode"] == isolation.mode and f"sandbox: {isolation.mode}" in corpus.hostile.log
     assert sandbox["namespaces"] is isolation.namespaces
     assert (sandbox["notes"] == []) is isolation.namespaces
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return "(ended)"
