@@ -111,6 +111,7 @@ class TreeMemory:
     hwm: dict[int, int] = field(default_factory=dict)  # pid -> VmHWM kB
     role: dict[int, str] = field(default_factory=dict)
     peak_pss_kb: int = 0
+    peak_pair_pss_kb: int = 0  # the largest worker + its zygotes (+ their sandboxes), PSS
     _stop: threading.Event = field(default_factory=threading.Event)
 
     def start(self) -> TreeMemory:
@@ -136,6 +137,7 @@ class TreeMemory:
             seen.append(pid)
             todo += tree.get(pid, [])
         total = 0
+        pss: dict[int, int] = {}
         for pid in seen:
             if pid not in self.role:
                 cmd = _cmdline(pid)
@@ -146,6 +148,10 @@ class TreeMemory:
                     self.role[pid] = "sandbox"
                 elif "grader.sandbox.zygote" in cmd:
                     self.role[pid] = "zygote"
+                elif parent_role == "server":  # forked by the pool's fork server
+                    self.role[pid] = "worker"
+                elif "forkserver" in cmd:
+                    self.role[pid] = "server"
                 elif "resource_tracker" in cmd:
                     self.role[pid] = "other"
                 elif "spawn_main" in cmd or "distributed" in cmd:
@@ -155,15 +161,24 @@ class TreeMemory:
             hwm = _status_kb(pid, "VmHWM:")
             if hwm:
                 self.hwm[pid] = max(self.hwm.get(pid, 0), hwm)
-            total += _pss_kb(pid)
+            pss[pid] = _pss_kb(pid)
+            total += pss[pid]
         self.peak_pss_kb = max(self.peak_pss_kb, total)
+        pairs: dict[int, int] = {}
+        for pid in seen:  # each process counts to the worker above it
+            above = pid
+            while above in parent and self.role.get(above) != "worker":
+                above = parent[above]
+            if self.role.get(above) == "worker":
+                pairs[above] = pairs.get(above, 0) + pss[pid]
+        self.peak_pair_pss_kb = max([self.peak_pair_pss_kb, *pairs.values()])
 
     def summary(self) -> dict[str, float]:
         by_role: dict[str, list[int]] = {}
         for pid, kb in self.hwm.items():
             by_role.setdefault(self.role.get(pid, "other"), []).append(kb)
         mb = lambda kb: round(kb / 1024, 1)  # noqa: E731
-        long_lived = sum(sum(by_role.get(r, [])) for r in ("main", "worker", "zygote", "other"))
+        long_lived = sum(sum(by_role.get(r, [])) for r in ("main", "server", "worker", "zygote", "other"))
         return {
             "peak_rss_mb_main_workers_zygotes": mb(long_lived),
             "peak_rss_mb_main": mb(sum(by_role.get("main", []))),
@@ -172,6 +187,7 @@ class TreeMemory:
             "peak_rss_mb_sandbox_max": mb(max(by_role.get("sandbox", [0]))),
             "sandboxes_seen": len(by_role.get("sandbox", [])),
             "peak_pss_mb_tree": mb(self.peak_pss_kb),
+            "peak_pss_mb_worker_pair": mb(self.peak_pair_pss_kb),
         }
 
 
@@ -179,9 +195,30 @@ class TreeMemory:
 
 def _cpu() -> float:
     """CPU seconds (user + system) of every waited-for descendant so far: a run's whole
-    process tree when its processes each wait for their children, as all three here do."""
+    process tree, since its processes each wait for their children, and what outlives its
+    main process (the pool's fork server) comes back to this one, a subreaper, which
+    waits for it (``_reap_orphans``)."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
+
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def _become_subreaper() -> None:
+    import ctypes
+
+    ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def _reap_orphans() -> None:
+    """Wait for the descendants a run left to this subreaper (its fork server ends when
+    the run's main process has)."""
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
 
 
 def _env() -> dict[str, str]:
@@ -203,8 +240,10 @@ def measure_ours(class_dir: Path, out_dir: Path, seed: int, jobs: int | None,
     proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     memory = TreeMemory(proc.pid).start()
     stdout, stderr = proc.communicate()
-    wall, cpu = time.perf_counter() - started, _cpu() - cpu
+    wall = time.perf_counter() - started
     memory.stop()
+    _reap_orphans()
+    cpu = _cpu() - cpu
     if proc.returncode != 0:
         raise RuntimeError(f"grader failed ({proc.returncode}):\n{stdout}\n{stderr}")
     results = json.loads((out_dir / "results.json").read_text())
@@ -263,17 +302,21 @@ def _floor_main(spec_path: str) -> None:
     class_dir = Path(spec["class"])
     per, scores, full = {}, {}, {}
     warm = None
+
+    def runner(source: Any) -> InProcessRunner:  # a check that hangs anyway stops, as in a sandbox
+        return InProcessRunner.from_source(source, seconds=assignment.limits.item_seconds)
+
     for name in spec["students"]:
         sink = io.StringIO()
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
             if warm is None:  # the same warm-up a worker gets: imports and first calls untimed
                 sub = load_submission(class_dir / name, assignment.name, assignment.notebooks)
-                grade_submission(sub, bundle, spec["seed"], InProcessRunner.from_source)
+                grade_submission(sub, bundle, spec["seed"], runner)
                 warm = time.perf_counter() - started
             # Timed as a worker times a student: reading the notebooks, then the checks.
             begun = time.perf_counter()
             sub = load_submission(class_dir / name, assignment.name, assignment.notebooks)
-            result = grade_submission(sub, bundle, spec["seed"], InProcessRunner.from_source)
+            result = grade_submission(sub, bundle, spec["seed"], runner)
         per[name] = round(time.perf_counter() - begun, 4)
         scores[name] = result.score
         full[name] = sorted(i.name for i in result.items if i.earned >= i.points)
@@ -355,6 +398,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-nbgrader", action="store_true")
     parser.add_argument("--skip-floor", action="store_true")
     parser.add_argument("--jobs", type=int, help="our worker processes (default: the grader's, the core count)")
+    parser.add_argument("--jobs-sweep", help="grade the class once per worker count (e.g. 1,2,4,8,16) and "
+                        "print a scaling table; no floor and no nbgrader")
     parser.add_argument("--scheduler", help="grade through this dask scheduler instead of the local pool")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--timeout", type=int, default=30, help="nbgrader's cell timeout (s)")
@@ -368,17 +413,26 @@ def main(argv: list[str] | None = None) -> int:
     if args._floor:
         _floor_main(args._floor)
         return 0
+    sweep = None
+    if args.jobs_sweep:
+        try:
+            sweep = [int(j) for j in args.jobs_sweep.split(",")]
+        except ValueError:
+            parser.error(f"--jobs-sweep {args.jobs_sweep!r}: expected worker counts such as 1,2,4,8,16")
+        if not sweep or min(sweep) < 1:
+            parser.error(f"--jobs-sweep {args.jobs_sweep!r}: worker counts are 1 or more")
+    _become_subreaper()
 
     work = Path(tempfile.mkdtemp(prefix="bench-grade-")) if args.keep is None else args.keep
     work.mkdir(parents=True, exist_ok=True)
     try:
-        return _run(args, work)
+        return _sweep(args, work, sweep) if sweep else _run(args, work)
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def _run(args: argparse.Namespace, work: Path) -> int:
+def _build(args: argparse.Namespace, work: Path) -> tuple[list[synthetic.Student], Path, dict[str, Any]]:
     n = args.n
     students = synthetic.plan(n, args.seed, buggy=args.buggy, hang=args.hang, broken=args.broken)
     kinds = {k: sum(s.kind == k for s in students) for k in ("correct", "buggy", "hang", "broken")}
@@ -387,8 +441,72 @@ def _run(args: argparse.Namespace, work: Path) -> int:
     synthetic.build_class(class_dir, students)
     print(f"class of {n} in {class_dir} ({time.perf_counter() - started:.1f} s to write): "
           + ", ".join(f"{v} {k}" for k, v in kinds.items()), flush=True)
-    report: dict[str, Any] = {"n": n, "kinds": kinds, "cores": len(os.sched_getaffinity(0)),
-                              "load_average_before": os.getloadavg()}
+    return students, class_dir, {"n": n, "kinds": kinds, "machine": _machine(), "cores": len(os.sched_getaffinity(0)),
+                                 "load_average_before": os.getloadavg()}
+
+
+def _machine() -> dict[str, Any]:
+    """What the figures depend on: cores, CPU, versions, and the thread settings of each process."""
+    model = ""
+    try:
+        model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                      if line.startswith("model name")), "")
+    except OSError:
+        pass
+    versions = subprocess.run([PYTHON, "-c", "import sys, numpy, torch; print(sys.version.split()[0], "
+                               "numpy.__version__, torch.__version__)"], capture_output=True, text=True).stdout.split()
+    from grader.threads import PINNED
+
+    return {"cores": len(os.sched_getaffinity(0)), "cpu": model, "python_numpy_torch": versions,
+            "threads": {"worker": {**PINNED, "torch": 1}, "zygote and sandboxes": {**PINNED, "torch": 1},
+                        "caller's OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "(unset)")}}
+
+
+def _describe_machine(machine: dict[str, Any]) -> str:
+    threads = ", ".join(f"{k}={v}" for k, v in machine["threads"]["worker"].items())
+    return (f"{machine['cores']} cores ({machine['cpu'] or 'CPU unknown'}); Python, numpy, torch: "
+            f"{' '.join(machine['python_numpy_torch']) or 'unknown'}; threads per worker and per sandbox: {threads}")
+
+
+def _sweep(args: argparse.Namespace, work: Path, counts: list[int]) -> int:
+    """The class graded once per worker count, side by side: wall, speed-up and efficiency
+    against the first count, CPU per student, and memory (PSS, shared pages counted once)."""
+    _, class_dir, report = _build(args, work)
+    print(_describe_machine(report["machine"]), flush=True)
+    runs = []
+    for jobs in counts:
+        print(f"ours, --jobs {jobs} ...", flush=True)
+        out = work / f"ours-{jobs}"
+        shutil.rmtree(out, ignore_errors=True)
+        runs.append(measure_ours(class_dir, out, args.seed, jobs, args.scheduler))
+    report["load_average_after"] = os.getloadavg()
+    base_jobs, base_wall = counts[0], runs[0]["wall"]
+    print()
+    print(f"N = {args.n}; load average before {report['load_average_before'][0]:.2f}, "
+          f"after {report['load_average_after'][0]:.2f}")
+    print(f"{'jobs':>5s} {'wall s':>8s} {'speed-up':>9s} {'efficiency':>11s} {'CPU s/sub':>10s} "
+          f"{'PSS tree MB':>12s} {'PSS/pair MB':>12s}")
+    table = []
+    for jobs, run in zip(counts, runs, strict=True):
+        speed = base_wall / run["wall"]
+        row = {"jobs": jobs, "wall": run["wall"], "speed_up": speed, "efficiency": speed / (jobs / base_jobs),
+               "cpu_per_student": run["cpu"] / args.n, "pss_tree_mb": run["memory"]["peak_pss_mb_tree"],
+               "pss_pair_mb": run["memory"]["peak_pss_mb_worker_pair"]}
+        table.append(row)
+        print(f"{jobs:5d} {row['wall']:8.1f} {speed:8.2f}x {100 * row['efficiency']:10.0f}% "
+              f"{row['cpu_per_student']:10.3f} {row['pss_tree_mb']:12.0f} {row['pss_pair_mb']:12.0f}")
+    print(f"  (speed-up and efficiency against --jobs {base_jobs}; PSS/pair: the largest worker with its "
+          "zygote and sandbox, at its peak)")
+    report["sweep"] = table
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1, default=list))
+    return 0
+
+
+def _run(args: argparse.Namespace, work: Path) -> int:
+    n = args.n
+    students, class_dir, report = _build(args, work)
+    print(_describe_machine(report["machine"]), flush=True)
 
     print("ours ...", flush=True)
     ours = measure_ours(class_dir, work / "ours", args.seed, args.jobs, args.scheduler)
@@ -453,7 +571,8 @@ def _run(args: argparse.Namespace, work: Path) -> int:
           f"(main {mem['peak_rss_mb_main']:.0f}, largest worker {mem['peak_rss_mb_workers_max']:.0f}, "
           f"largest zygote {mem['peak_rss_mb_zygote_max']:.0f}); "
           f"largest sandbox {mem['peak_rss_mb_sandbox_max']:.0f} MB; "
-          f"peak PSS of the whole tree {mem['peak_pss_mb_tree']:.0f} MB")
+          f"peak PSS of the whole tree {mem['peak_pss_mb_tree']:.0f} MB, "
+          f"of the largest worker with its zygote and sandbox {mem['peak_pss_mb_worker_pair']:.0f} MB")
     if hung:
         print(f"  hanging students ({', '.join(hung)}): ours " + ", ".join(f"{ours['per'][h]:.1f} s" for h in hung)
               + (", nbgrader " + ", ".join(f"{nbg['per'][h]:.1f} s" for h in hung if h in nbg["per"]) if nbg else ""))

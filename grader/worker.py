@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import io
+import importlib
 import json
+import multiprocessing.util
 import os
 import signal
 import threading
@@ -20,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from .bundle import Bundle, load_bundle
-from .inprocess import InProcessRunner
-from .load import Cell, SourceFile, Submission, load_submission
+from .load import SourceFile, load_submission
 from .run import grade_submission
 from .sandbox.client import SandboxRunner, Zygote, default_hidden
+from .threads import PINNED, pin_torch
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class Job:
     class_dir: str
     outputs: tuple[str, ...]  # the run's output folders, hidden from the sandboxes like the class
     examples: bool = False  # run each item's public example too, for a reporter's pictures
+    warm: tuple[str, ...] = ()  # the bundle's warm modules, which a local worker's fork server imports
 
 
 @dataclass
@@ -67,29 +69,30 @@ def _state(job: Job) -> _WorkerState:
         if state is not None:
             _zygotes.discard(state.zygote)
             state.zygote.close()
-        bundle = load_bundle(job.bundle_path)
-        hide = default_hidden(Path(job.class_dir), tuple(Path(p) for p in job.outputs), bundle.private_paths)
-        zygote = Zygote(bundle.warm)
+        # The zygote's imports (seconds of torch) overlap this worker's own: the bundle, and
+        # the same warm modules, which its checks use. The reference's results are computed
+        # when a check first asks, and memoised for the run.
+        zygote = Zygote(job.warm, wait=False)
         _zygotes.add(zygote)
-        state = _WorkerState(job, bundle, zygote, hide)
+        bundle = load_bundle(job.bundle_path)
+        for name in job.warm:
+            with contextlib.suppress(ImportError):  # the items that need it will say so
+                importlib.import_module(name)
+        pin_torch()
+        hide = default_hidden(Path(job.class_dir), tuple(Path(p) for p in job.outputs), bundle.private_paths)
+        state = _WorkerState(job, bundle, zygote.ready(), hide)
         _local.state = state
-        _prime(bundle, job.seed, job.examples)
     return state
 
 
-def _prime(bundle: Bundle, seed: int, examples: bool) -> None:
-    """Grade the reference once, in this (trusted) process: every reference result of the
-    run's seed is then memoised and torch's first-call costs are paid here, not by the
-    first student of each worker. Only an optimisation: a failure is ignored."""
-    try:
-        files = tuple(SourceFile(nb, f"{nb}.py", (Cell(1, bundle.reference_source(nb)),))
-                      for nb in bundle.assignment.notebooks)
-        sink = io.StringIO()
-        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-            grade_submission(Submission("reference", Path("."), files), bundle, seed, InProcessRunner.from_source,
-                         examples=examples)
-    except Exception:
-        pass
+def start_local_worker(job: Job, environment: dict[str, str]) -> None:
+    """The local pool's initializer: the caller's environment as it is now (the fork server
+    kept the one of its own start), and a warm worker."""
+    os.environ.clear()
+    os.environ.update({**environment, **PINNED})
+    # A worker forked by the fork server ends with os._exit, which runs no atexit handler.
+    multiprocessing.util.Finalize(None, _close_zygotes, exitpriority=10)
+    warm_up(job)
 
 
 def warm_up(job: Job) -> None:

@@ -23,6 +23,7 @@ from .. import wire
 from ..config import Limits
 from ..load import SourceFile
 from ..runner import ItemOutput, ItemTimeout, LoadReport, RunnerLost
+from ..threads import PINNED
 from .policy import (
     MODE_VARIABLE,
     SYSTEM_FOLDERS,
@@ -47,15 +48,18 @@ _ZYGOTE_ENVIRONMENT = {"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "
 
 class Zygote:
     """A warm process that forks sandboxes; one per worker, one sandbox at a time.
-    ``warm``: the modules it imports first (the bundle's list), which every sandbox then has."""
+    ``warm``: the modules it imports first (the bundle's list), which every sandbox then has.
 
-    def __init__(self, warm: tuple[str, ...] = ()) -> None:
+    With ``wait=False`` the constructor returns as soon as the process is started, and its
+    imports (seconds of torch) overlap the caller's own work until the first use, or
+    ``ready()``, waits for its hello."""
+
+    def __init__(self, warm: tuple[str, ...] = (), *, wait: bool = True) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # Only what the interpreter needs: a sandbox can read its zygote's environment
         # (/proc/self/environ), so the worker's own (tokens, paths) must not go there.
         env = {k: v for k, v in os.environ.items() if k in _ZYGOTE_ENVIRONMENT}
-        env.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-                    "MPLBACKEND": "Agg", "PYTHONPATH": os.pathsep.join(
+        env.update({**PINNED, "MPLBACKEND": "Agg", "PYTHONPATH": os.pathsep.join(
                         filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))})
         # cwd: ``-m`` puts the working folder first on the path, and the grader may be run
         # from anywhere (a class folder, another checkout): the zygote must import this grader.
@@ -65,11 +69,32 @@ class Zygote:
         )
         theirs.close()
         self.control = ours
-        hello = self._receive(timeout=120)
-        self.isolation = Isolation.from_json(hello["isolation"])
-        if self.isolation.degraded:
-            keep_from_same_uid()  # the process that starts a zygote holds the checks
-        self.uid = int(hello["uid"])
+        self._hello: tuple[Isolation, int] | None = None
+        if wait:
+            self.ready()
+
+    def ready(self) -> Zygote:
+        """Wait for the zygote's hello: its imports are done and it takes requests."""
+        self._greeting()
+        return self
+
+    def _greeting(self) -> tuple[Isolation, int]:
+        if self._hello is None:
+            hello = self._receive(timeout=120)
+            isolation = Isolation.from_json(hello["isolation"])
+            if isolation.degraded:
+                keep_from_same_uid()  # the process that starts a zygote holds the checks
+            self._hello = isolation, int(hello["uid"])
+        return self._hello
+
+    @property
+    def isolation(self) -> Isolation:
+        return self._greeting()[0]
+
+    @property
+    def uid(self) -> int:
+        """The uid its sandboxes run as, where they drop to one."""
+        return self._greeting()[1]
 
     def _receive(self, timeout: float | None = None) -> dict[str, Any]:
         try:
@@ -93,6 +118,7 @@ class Zygote:
 
     def spawn(self, config: dict[str, Any]) -> tuple[int, socket.socket, int]:
         """A new sandboxed child: its pid, the socket to it, and the read end of its output."""
+        self.ready()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         out_r, out_w = os.pipe()
         try:
