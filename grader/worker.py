@@ -11,6 +11,7 @@ import atexit
 import contextlib
 import importlib
 import json
+import multiprocessing.connection
 import multiprocessing.util
 import os
 import signal
@@ -92,7 +93,19 @@ def start_local_worker(job: Job, environment: dict[str, str]) -> None:
     os.environ.update({**environment, **PINNED})
     # A worker forked by the fork server ends with os._exit, which runs no atexit handler.
     multiprocessing.util.Finalize(None, _close_zygotes, exitpriority=10)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_end_with, args=(parent.sentinel,), daemon=True).start()
     warm_up(job)
+
+
+def _end_with(sentinel: int) -> None:
+    """End this worker, and its zygotes first, when the run's main process is gone (killed,
+    say): nothing else would tell it, since it holds both ends of the pipe it reads its
+    work from, and the fork server lives as long as any worker does."""
+    multiprocessing.connection.wait([sentinel])
+    _close_zygotes()
+    os._exit(1)
 
 
 def warm_up(job: Job) -> None:
