@@ -71,12 +71,13 @@ def _state(job: Job) -> _WorkerState:
             _zygotes.discard(state.zygote)
             state.zygote.close()
         # The zygote's imports (seconds of torch) overlap this worker's own: the bundle, and
-        # the same warm modules, which its checks use. The reference's results are computed
-        # when a check first asks, and memoised for the run.
+        # the packages of the warm modules, which its checks use (not matplotlib.pyplot, say,
+        # which only students' code does). The reference's results are computed when a check
+        # first asks, and memoised for the run.
         zygote = Zygote(job.warm, wait=False)
         _zygotes.add(zygote)
         bundle = load_bundle(job.bundle_path)
-        for name in job.warm:
+        for name in dict.fromkeys(module.split(".")[0] for module in job.warm):
             with contextlib.suppress(ImportError):  # the items that need it will say so
                 importlib.import_module(name)
         pin_torch()
