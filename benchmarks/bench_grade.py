@@ -4,6 +4,7 @@
     python benchmarks/bench_grade.py --n 200 --nbgrader-n 20     # nbgrader timed on 20, scaled
     python benchmarks/bench_grade.py --n 1000 --skip-nbgrader --skip-floor   # the 3-minute target
     python benchmarks/bench_grade.py --n 500 --skip-nbgrader --skip-floor    # peak RSS vs N
+    python benchmarks/bench_grade.py --n 1000 --jobs-sweep 1,2,4,8,16       # the scaling table
 
 The class (``benchmarks/synthetic.py``) is made from the source notebooks in nbgrader's
 layout: mostly correct students, some with a catalogue mutant, a few whose softmax loops
