@@ -49,8 +49,7 @@ def grade(
     ``outputs`` are folders the sandboxes must not see, besides the class (the run's results).
     ``examples``: each item's public example runs too, and its pictures come with the result.
     A folder the grader itself fails on still gets a result (zero, saying so)."""
-    job = Job(str(bundle.assignment.path), seed, str(class_dir), tuple(str(p) for p in outputs), examples,
-              bundle.warm)
+    job = Job(str(bundle.assignment.path), seed, str(class_dir), tuple(str(p) for p in outputs), examples)
     for folder, outcome in scheduler(list(submissions), job) if submissions else ():
         if isinstance(outcome, BaseException):
             log(f"error: the grader failed on {folder.name}: {type(outcome).__name__}: {outcome}")

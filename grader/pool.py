@@ -56,8 +56,8 @@ def _context() -> multiprocessing.context.BaseContext:
     process, so a second run starts at once.
 
     torch is not preloaded: a worker first starts its zygote, which imports it, and imports
-    it meanwhile, in parallel (measured here: one student graded in 4.x s, against 6 s when
-    the server imported torch first and the zygote after)."""
+    it meanwhile, in parallel (measured here: one student graded in about 4 s, against about
+    6 s when the server imported torch first and the zygote after)."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["grader.pin_threads", "grader.worker"])
     return context

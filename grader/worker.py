@@ -37,7 +37,6 @@ class Job:
     class_dir: str
     outputs: tuple[str, ...]  # the run's output folders, hidden from the sandboxes like the class
     examples: bool = False  # run each item's public example too, for a reporter's pictures
-    warm: tuple[str, ...] = ()  # the bundle's warm modules, which a local worker's fork server imports
 
 
 @dataclass
@@ -70,14 +69,14 @@ def _state(job: Job) -> _WorkerState:
         if state is not None:
             _zygotes.discard(state.zygote)
             state.zygote.close()
-        # The zygote's imports (seconds of torch) overlap this worker's own: the bundle, and
-        # the packages of the warm modules, which its checks use (not matplotlib.pyplot, say,
-        # which only students' code does). The reference's results are computed when a check
-        # first asks, and memoised for the run.
-        zygote = Zygote(job.warm, wait=False)
-        _zygotes.add(zygote)
+        # The zygote's imports (seconds of torch) overlap this worker's own: the packages of
+        # the warm modules, which its checks use (not matplotlib.pyplot, say, which only
+        # students' code does). The reference's results are computed when a check first asks,
+        # and memoised for the run.
         bundle = load_bundle(job.bundle_path)
-        for name in dict.fromkeys(module.split(".")[0] for module in job.warm):
+        zygote = Zygote(bundle.warm, wait=False)
+        _zygotes.add(zygote)
+        for name in dict.fromkeys(module.split(".")[0] for module in bundle.warm):
             with contextlib.suppress(ImportError):  # the items that need it will say so
                 importlib.import_module(name)
         pin_torch()

@@ -173,7 +173,7 @@ def test_a_local_worker_runs_one_thread_and_sees_the_callers_environment_of_now(
     forkserver.ensure_running()  # started before the caller's environment changes
     monkeypatch.setenv("OMP_NUM_THREADS", "8")
     monkeypatch.setenv("GRADER_TEST_RUN_MARK", str(tmp_path))
-    job = Job(str(DEFAULT_ASSIGNMENT), 1, str(tmp_path), (), False, load_bundle(DEFAULT_ASSIGNMENT).warm)
+    job = Job(str(DEFAULT_ASSIGNMENT), 1, str(tmp_path), ())
     with ProcessPoolExecutor(1, mp_context=context, initializer=start_local_worker,
                              initargs=(job, dict(os.environ))) as workers:
         assert workers.submit(os.getenv, "GRADER_TEST_RUN_MARK").result(timeout=300) == str(tmp_path)

@@ -23,6 +23,7 @@ import time
 import traceback
 from typing import Any
 
+from ..threads import pin_torch
 from .policy import CLONE_NEWUSER, NAMESPACES, keep_from_same_uid, probe
 
 _SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
@@ -56,10 +57,7 @@ def _warm_up(modules: list[str]) -> None:
             importlib.import_module(name)
         except ImportError:
             continue
-    torch = sys.modules.get("torch")
-    if torch is not None:  # one thread: forking while torch's pool runs can hang the child
-        torch.set_num_threads(1)
-        torch.set_num_interop_threads(1)
+    pin_torch()  # one thread: forking while torch's pool runs can hang the child
     matplotlib = sys.modules.get("matplotlib")
     if matplotlib is not None:
         matplotlib.use("Agg")

@@ -713,12 +713,13 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
         listener.close()
         honest = finish(honest_run, honest_out)
         if os.geteuid() != 0:  # root's sandboxes run as uids of their own: leftovers covers them
-            # multiprocessing's resource tracker of each run ends by itself just after its run's
-            # process (at the end of a pipe from it); a process that is gone or exiting (no
-            # command line left) by the time it is read is no stray either.
+            # A run's own helpers, multiprocessing's resource tracker and the pool's fork
+            # server, end by themselves just after its main process (at the end of a pipe
+            # from it): they are waited for. A process that is gone or exiting (no command
+            # line left) by the time it is read is no stray either.
             hostile.strays = [(pid, line) for pid in sorted(processes_of_this_uid() - ours)
                               if (line := _cmdline(pid)).strip() not in ("", "(ended)")
-                              and "resource_tracker" not in line]
+                              and not (_is_run_helper(line) and _ends_within(pid, 30))]
     finally:
         listener.close()
         for proc, _ in (hostile_run, honest_run):
@@ -904,6 +905,22 @@ def test_the_run_stays_quick_and_names_its_rung(corpus):
     assert sandbox["mode"] == isolation.mode and f"sandbox: {isolation.mode}" in corpus.hostile.log
     assert sandbox["namespaces"] is isolation.namespaces
     assert (sandbox["notes"] == []) is isolation.namespaces
+
+
+def _is_run_helper(cmdline: str) -> bool:
+    return "resource_tracker" in cmdline or "multiprocessing.forkserver" in cmdline
+
+
+def _ends_within(pid: int, seconds: float) -> bool:
+    """Whether ``pid`` ends within ``seconds`` (waited for on a pidfd, not polled)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        return bool(select.select([fd], [], [], seconds)[0])
+    finally:
+        os.close(fd)
 
 
 def _cmdline(pid: int) -> str:
