@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import select
 import shutil
 import signal
 import subprocess
@@ -106,7 +105,7 @@ def test_ctrl_c_leaves_the_previous_results_and_no_process(previous):
     assert set(run) & set(session_members(proc.pid)) == set()  # the worker ended its zygote, the run its worker
 
 
-def test_a_killed_run_leaves_the_previous_results_and_no_process(previous):
+def test_a_killed_run_leaves_the_previous_results_and_no_process(previous, ends_within):
     class_dir, out, before = previous
     proc = start(class_dir, out)
     read_until(proc, r"[12]/3")
@@ -116,19 +115,7 @@ def test_a_killed_run_leaves_the_previous_results_and_no_process(previous):
     proc.wait(timeout=60)
     assert snapshot(out) == before
     # Nothing tells a worker of its main process's end but the worker's own watch on it.
-    assert [pid for pid in run if not ended_within(pid, 30)] == []
-
-
-def ended_within(pid: int, seconds: float) -> bool:
-    """Whether ``pid`` ends within ``seconds`` (waited for on a pidfd, not polled)."""
-    try:
-        fd = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return True
-    try:
-        return bool(select.select([fd], [], [], seconds)[0])
-    finally:
-        os.close(fd)
+    assert [pid for pid in run if not ends_within(pid, 30)] == []
 
 
 def test_a_long_or_strange_id_gets_a_safe_feedback_file_and_its_real_row(tmp_path: Path):

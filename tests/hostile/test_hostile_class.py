@@ -24,7 +24,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -674,7 +674,7 @@ def finish(started: tuple[subprocess.Popen[str], float], out: Path) -> Run:
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
+def corpus(tmp_path_factory: pytest.TempPathFactory, ends_within: Callable[[int, float], bool]) -> Iterator[Corpus]:
     tmp = tmp_path_factory.mktemp("hostile")
     config = yaml.safe_load(DEFAULT_ASSIGNMENT.read_text(encoding="utf-8"))
     config["limits"]["item_seconds"] = ITEM_SECONDS
@@ -719,7 +719,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
             # line left) by the time it is read is no stray either.
             hostile.strays = [(pid, line) for pid in sorted(processes_of_this_uid() - ours)
                               if (line := _cmdline(pid)).strip() not in ("", "(ended)")
-                              and not (_is_run_helper(line) and _ends_within(pid, 30))]
+                              and not (_is_run_helper(line) and ends_within(pid, 30))]
     finally:
         listener.close()
         for proc, _ in (hostile_run, honest_run):
@@ -909,18 +909,6 @@ def test_the_run_stays_quick_and_names_its_rung(corpus):
 
 def _is_run_helper(cmdline: str) -> bool:
     return "resource_tracker" in cmdline or "multiprocessing.forkserver" in cmdline
-
-
-def _ends_within(pid: int, seconds: float) -> bool:
-    """Whether ``pid`` ends within ``seconds`` (waited for on a pidfd, not polled)."""
-    try:
-        fd = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return True
-    try:
-        return bool(select.select([fd], [], [], seconds)[0])
-    finally:
-        os.close(fd)
 
 
 def _cmdline(pid: int) -> str:
