@@ -103,10 +103,15 @@ def load_assignment(
     return parse_assignment(read_yaml(path), path, known_checks)
 
 
+# libyaml's parser where PyYAML was built with it: the assignment is read by the run and
+# again by every worker before its first student (0.13 s in pure Python, 0.01 s with it).
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def read_yaml(path: Path) -> Any:
     """The YAML document in ``path``; a ``ConfigError`` if it cannot be read or parsed."""
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
     except yaml.YAMLError as exc:

@@ -22,7 +22,7 @@ from .config import DEFAULT_ASSIGNMENT
 from .extras import require_extra
 from .load import discover
 from .outdir import check_out_dir, staged
-from .pool import Scheduler, dask, default_jobs, local
+from .pool import Scheduler, dask, default_jobs, local, start_local
 from .report import Summary, Tally
 from .reporters import DEFAULT_REPORTERS, Stage, open_reporter, reporter_class
 from .results import RunInfo, SubmissionResult, zero_submission
@@ -94,6 +94,8 @@ def grade_class(
         raise ValueError(f"--jobs {jobs}: give 1 or more worker processes")
     if scheduler:
         require_extra("distributed", "cluster", "--scheduler")
+    else:
+        start_local()
     bundle = load_bundle(assignment_path)
     # An unknown name is a usage error before anything runs; a reporter that draws the public
     # examples says so by a true ``wants_examples``.

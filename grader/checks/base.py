@@ -319,17 +319,22 @@ def _band(t: Trial, actual: np.ndarray, expected: Any,
     if dtype is None:
         dtype = actual.dtype
     tol = t.tolerance(dtype if np.dtype(dtype).kind == "f" else np.float64)
-    a = actual.astype(np.float64)
+    a = np.asarray(actual, dtype=np.float64)
     e = np.asarray(expected, dtype=np.float64)
+    finite = np.isfinite(e)
     with np.errstate(invalid="ignore", over="ignore"):
-        size = np.where(np.isfinite(e), np.abs(e), 0.0)
+        size = np.abs(e, where=finite, out=np.zeros(e.shape))
         scale = size.max(axis=-1, keepdims=True, initial=1.0) if size.ndim else np.maximum(size, 1.0)
         allowed = tol.atol * scale + tol.rtol * size
         error = np.abs(a - e)
         ok = error <= allowed
-        ok &= np.isfinite(e)
+        ok &= finite
         ok |= a == e
-    error, allowed = np.broadcast_arrays(error, allowed)
+    # Called a few hundred times per student: broadcast only where the shapes differ.
+    if error.shape != ok.shape:
+        error = np.broadcast_to(error, ok.shape)
+    if allowed.shape != ok.shape:
+        allowed = np.broadcast_to(allowed, ok.shape)
     return ok, error, allowed
 
 

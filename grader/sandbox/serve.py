@@ -173,7 +173,8 @@ def _module(request: wire.ModuleCall, namespace: dict[str, Any]) -> wire.Reply:
         n: [list(p.shape), str(p.dtype), bool(p.requires_grad)] for n, p in module.named_parameters()
     }
     reply["buffers"] = {n: [list(b.shape), str(b.dtype)] for n, b in module.named_buffers()}
-    reply["state_dict"] = list(module.state_dict().keys())
+    state_dict = module.state_dict()
+    reply["state_dict"] = list(state_dict.keys())
     reply["submodules"] = {n: f"{type(m).__module__}.{type(m).__qualname__}" for n, m in module.named_children()}
     reply["linear"] = {
         n: [m.in_features, m.out_features, m.bias is not None]
@@ -181,8 +182,7 @@ def _module(request: wire.ModuleCall, namespace: dict[str, Any]) -> wire.Reply:
     }
     fetch = request.fetch
     if fetch:
-        sd = module.state_dict()
-        reply["fetched"] = {n: sd[n] for n in fetch if n in sd}
+        reply["fetched"] = {n: state_dict[n] for n in fetch if n in state_dict}
     return wire.Reply(value=wire.encode(reply))
 
 

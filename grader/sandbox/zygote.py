@@ -103,14 +103,15 @@ def main(control_fd: int, warm: list[str]) -> None:
     _warm_up(warm)
     from . import child
 
-    _collapse_into_huge_pages()
-
     address_space = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     # A uid of its own (rlimits on processes are per uid, and kill(-1) as this uid reaches
     # only this zygote's sandboxes, one at a time); distinct for every live zygote.
     uid = 200000 + os.getpid()
     hello = {"isolation": isolation.to_json(), "uid": uid}
     control.send(json.dumps(hello).encode())
+    # After the hello, not before: the worker goes on to its first student meanwhile (0.1 to
+    # 0.2 s here), and before the first fork, so no sandbox holds the small pages meanwhile.
+    _collapse_into_huge_pages()
     live: dict[int, str | None] = {}  # pid -> its scratch folder when it has no namespaces
     sweeper = _Sweeper(uid if isolation.drop_uid else None, live)
     # The user namespace comes first: it owns the others, so the child can set them up.

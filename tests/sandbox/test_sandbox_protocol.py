@@ -139,9 +139,10 @@ def test_the_zygote_runs_this_grader_whatever_the_working_folder(tmp_path, monke
     assert not (tmp_path / "impostor ran").exists()
 
 
-def test_the_zygote_heap_is_backed_by_huge_pages_where_the_kernel_allows(zygote):
+def test_the_zygote_heap_is_backed_by_huge_pages_where_the_kernel_allows(zygote, box_factory):
     """Forking and ending a sandbox cost about three times less with the zygote's heap in
-    2 MiB pages (``MADV_COLLAPSE``, Linux 6.1+, transparent huge pages not disabled)."""
+    2 MiB pages (``MADV_COLLAPSE``, Linux 6.1+, transparent huge pages not disabled), from
+    the zygote's first sandbox on (the zygote collapses its heap just after its hello)."""
     import os
     from pathlib import Path
 
@@ -151,6 +152,7 @@ def test_the_zygote_heap_is_backed_by_huge_pages_where_the_kernel_allows(zygote)
     mode = Path("/sys/kernel/mm/transparent_hugepage/enabled")
     if release < (6, 1) or not mode.exists() or "[never]" in mode.read_text():
         pytest.skip("this kernel cannot collapse memory into huge pages")
+    box_factory("x = 1").close()  # answered after the collapse, which precedes every request
     rollup = Path(f"/proc/{zygote.process.pid}/smaps_rollup").read_text()
     huge_kb = int(rollup.split("AnonHugePages:")[1].split()[0])
     assert huge_kb >= 64 * 1024, rollup
