@@ -26,6 +26,7 @@ _HEADER = struct.Struct(">I")
 # The allowed dtypes in native byte order, both ways (``dtype.name`` and ``np.dtype`` are slow).
 _NAMES = {np.dtype(name): name for name in ALLOWED_DTYPES}
 _DTYPES = {name: dtype for dtype, name in _NAMES.items()}
+_PLAIN = frozenset({type(None), bool, int, float, str})  # JSON's own values, carried as they are
 
 
 def dtype_name(dtype: np.dtype[Any]) -> str:
@@ -182,9 +183,19 @@ def encode(value: Any, depth: int = 0) -> Any:
     """
     if depth > 20:
         return {"$opaque": "nesting too deep"}
-    if value is None or type(value) in (bool, int, float, str):
+    kind = type(value)
+    if kind in _PLAIN:
         return value
-    if isinstance(value, np.generic) and type(value).__module__ == "numpy":
+    # Exact types first, and plain members without a call: replies hold thousands of them
+    # (shapes, names), and this runs on both sides of every request.
+    if kind is list or kind is tuple:
+        items = [v if type(v) in _PLAIN else encode(v, depth + 1) for v in value]
+        return items if kind is list else {"$tuple": items}
+    if kind is dict and all(type(k) is str for k in value):
+        return {"$dict": {k: v if type(v) in _PLAIN else encode(v, depth + 1) for k, v in value.items()}}
+    if kind is np.ndarray:
+        return _encode_array(value, "numpy.ndarray")
+    if isinstance(value, np.generic) and kind.__module__ == "numpy":
         # A numpy scalar is a number: it travels as one (a list of them then reads as an array).
         if value.dtype.kind in "biuf":
             return value.item()
@@ -199,11 +210,6 @@ def encode(value: Any, depth: int = 0) -> Any:
         if data.dtype == torch.bfloat16:
             data = data.float()
         return _encode_array(data.numpy(), _qualname(value))
-    if type(value) in (list, tuple):
-        items = [encode(v, depth + 1) for v in value]
-        return items if type(value) is list else {"$tuple": items}
-    if type(value) is dict and all(type(k) is str for k in value):
-        return {"$dict": {k: encode(v, depth + 1) for k, v in value.items()}}
     return {"$opaque": _qualname(value)}
 
 
@@ -228,17 +234,17 @@ def decode(value: Any, depth: int = 0) -> Any:
     """Rebuild plain data; arrays become read-only ``numpy.ndarray`` or ``ForeignArray``."""
     if depth > 40:
         raise WireError("nesting too deep")
-    if value is None or type(value) in (bool, int, float, str):
+    if type(value) in _PLAIN:
         return value
     if type(value) is list:
-        return [decode(v, depth + 1) for v in value]
+        return [v if type(v) in _PLAIN else decode(v, depth + 1) for v in value]
     if type(value) is not dict or len(value) != 1:
         raise WireError(f"unexpected value of type {type(value).__name__}")
     (tag, body), = value.items()
     if tag == "$tuple" and type(body) is list:
         return tuple(decode(v, depth + 1) for v in body)
     if tag == "$dict" and type(body) is dict:
-        return {str(k): decode(v, depth + 1) for k, v in body.items()}
+        return {str(k): v if type(v) in _PLAIN else decode(v, depth + 1) for k, v in body.items()}
     if tag == "$array" and type(body) is dict:
         return _decode_array(body)
     if tag == "$opaque":
@@ -257,8 +263,11 @@ def _decode_array(body: dict[str, Any]) -> np.ndarray | ForeignArray:
     dtype, shape, data, type_name = body.get("dtype"), body.get("shape"), body.get("data"), body.get("type")
     if type(dtype) is not str or dtype not in _DTYPES:
         raise WireError(f"dtype {dtype!r} is not allowed")
-    if type(shape) is not list or not all(type(n) is int and 0 <= n for n in shape) or len(shape) > 32:
+    if type(shape) is not list or len(shape) > 32:
         raise WireError("bad shape")
+    for n in shape:
+        if type(n) is not int or n < 0:
+            raise WireError("bad shape")
     if not isinstance(data, str) or not isinstance(type_name, str):
         raise WireError("bad array body")
     raw = base64.b64decode(data, validate=True)
