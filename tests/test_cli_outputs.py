@@ -68,6 +68,11 @@ def session_members(sid: int) -> list[int]:
     return members
 
 
+def parent(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_bytes()
+    return int(stat[stat.rfind(b")") + 2:].split()[1])
+
+
 def snapshot(out: Path) -> dict[str, bytes]:
     return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
 
@@ -86,13 +91,18 @@ def previous(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict
     return class_dir, out, snapshot(out)
 
 
-def test_ctrl_c_leaves_the_previous_results_and_no_process(previous):
+def test_ctrl_c_leaves_the_previous_results_and_no_process(previous, ends_within):
     class_dir, out, before = previous
     proc = start(class_dir, out)
     read_until(proc, r"[12]/3")  # "hangs", graded last, is in progress or yet to come
-    # multiprocessing's resource tracker is left out: it ends by itself once the run's process
-    # has ended (it waits for the end of a pipe from it).
-    run = [p for p in session_members(proc.pid) if b"resource_tracker" not in Path(f"/proc/{p}/cmdline").read_bytes()]
+    # multiprocessing's resource tracker and fork server end by themselves once the run's
+    # process has ended (each waits for the end of a pipe from it): just after the run, not before.
+    # (A worker forked by the fork server carries the server's command line: it is told apart
+    # by its parent, the server, where the helpers' parent is the run.)
+    members = session_members(proc.pid)
+    helpers = [p for p in members if parent(p) == proc.pid and re.search(
+        rb"resource_tracker|multiprocessing\.forkserver", Path(f"/proc/{p}/cmdline").read_bytes())]
+    run = [p for p in members if p not in helpers]
     assert len(run) >= 3  # the run, its worker and the worker's zygote
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=120)
@@ -103,6 +113,7 @@ def test_ctrl_c_leaves_the_previous_results_and_no_process(previous):
     assert snapshot(out) == before
     assert sorted(p.name for p in out.parent.iterdir()) == ["class", "out"]
     assert set(run) & set(session_members(proc.pid)) == set()  # the worker ended its zygote, the run its worker
+    assert [pid for pid in helpers if not ends_within(pid, 30)] == []
 
 
 def test_a_killed_run_leaves_the_previous_results_and_no_process(previous, ends_within):
