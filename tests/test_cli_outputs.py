@@ -59,18 +59,18 @@ def session_members(sid: int) -> list[int]:
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                stat = Path(f"/proc/{entry}/stat").read_bytes()
+                fields = stat_fields(int(entry))
             except OSError:
                 continue
-            fields = stat[stat.rfind(b")") + 2:].split()
             if int(fields[3]) == sid and fields[0] not in (b"Z", b"X"):
                 members.append(int(entry))
     return members
 
 
-def parent(pid: int) -> int:
+def stat_fields(pid: int) -> list[bytes]:
+    """``/proc/PID/stat`` after the command name: state, parent, group, session, ..."""
     stat = Path(f"/proc/{pid}/stat").read_bytes()
-    return int(stat[stat.rfind(b")") + 2:].split()[1])
+    return stat[stat.rfind(b")") + 2:].split()
 
 
 def snapshot(out: Path) -> dict[str, bytes]:
@@ -100,7 +100,7 @@ def test_ctrl_c_leaves_the_previous_results_and_no_process(previous, ends_within
     # (A worker forked by the fork server carries the server's command line: it is told apart
     # by its parent, the server, where the helpers' parent is the run.)
     members = session_members(proc.pid)
-    helpers = [p for p in members if parent(p) == proc.pid and re.search(
+    helpers = [p for p in members if int(stat_fields(p)[1]) == proc.pid and re.search(
         rb"resource_tracker|multiprocessing\.forkserver", Path(f"/proc/{p}/cmdline").read_bytes())]
     run = [p for p in members if p not in helpers]
     assert len(run) >= 3  # the run, its worker and the worker's zygote
