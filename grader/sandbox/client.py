@@ -213,6 +213,7 @@ class SandboxRunner:
             self.lost = None
             self.out_open = True
             self.pending = bytearray()
+            self.sequence = 0
             self.pid, self.sock, self.out = self.zygote.spawn(self.config)
             report, stuck = self._load(self.source, load_deadline)
             if stuck is None:
@@ -341,22 +342,33 @@ class SandboxRunner:
         raise RunnerLost(self.lost)
 
     def _send(self, message: Any) -> None:
+        """A request, numbered: every frame of its answer carries the number back."""
+        self.sequence += 1
         try:
-            self.sock.sendall(wire.pack(message))
+            self.sock.sendall(wire.pack([self.sequence, message]))
         except OSError:
             self._died()
 
     def _receive(self) -> Any:
-        header = self._read(wire.HEADER_SIZE)
-        try:
-            length = wire.unpack_header(header)
-        except wire.WireError as exc:
-            self._lose(f"the sandbox sent a malformed reply ({exc})")
-        body = self._read(length)
-        try:
-            return wire.parse(body)
-        except (ValueError, RecursionError) as exc:  # WireError, too-long ints, deep nesting
-            self._lose(f"the sandbox sent a malformed reply ({type(exc).__name__})")
+        """The next frame that answers the pending request. A frame that answers an earlier
+        one is skipped: a process the student's code forked holds a copy of the socket, and
+        whatever it writes must never pass for the answer to another call."""
+        while True:
+            header = self._read(wire.HEADER_SIZE)
+            try:
+                length = wire.unpack_header(header)
+            except wire.WireError as exc:
+                self._lose(f"the sandbox sent a malformed reply ({exc})")
+            body = self._read(length)
+            try:
+                frame = wire.parse(body)
+            except (ValueError, RecursionError) as exc:  # WireError, too-long ints, deep nesting
+                self._lose(f"the sandbox sent a malformed reply ({type(exc).__name__})")
+            if type(frame) is not list or len(frame) != 2 or type(frame[0]) is not int \
+                    or frame[0] > self.sequence:
+                self._lose("the sandbox sent a malformed reply (not an answer to a request)")
+            if frame[0] == self.sequence:
+                return frame[1]
 
     def _read(self, size: int) -> bytes:
         """``size`` bytes of the child's frames; whatever more has arrived waits in ``pending``,

@@ -473,6 +473,61 @@ def softmax(x, axis=-1):
     return _softmax_of_reference(x, axis)
 """
 
+# A correct submission whose import starts a process that outlives it: a double fork, and a
+# grandchild (named, so a leftover is found) that polls the disk for a minute. The first
+# child leaves by ``sys.exit``, as daemon recipes do, which a cell survives: that copy of
+# the sandbox returns to the loop that answers the grader, where it must not answer.
+BACKGROUND = """
+import ctypes as _ctypes, os as _os, sys as _sys, time as _time
+
+def _background():
+    if _os.fork() != 0:
+        return
+    _os.setsid()
+    if _os.fork() == 0:
+        _ctypes.CDLL(None).prctl(15, b"@@TOKEN@@", 0, 0, 0)
+        _deadline = _time.monotonic() + 60
+        while _time.monotonic() < _deadline:
+            _os.path.exists("/tmp/flag")
+            _time.sleep(0.01)
+        _os._exit(0)
+    _sys.exit(0)
+
+_background()
+"""
+
+# Installed modules that no sandbox parent imported: a correct student may import them.
+UNCOMMON_IMPORTS = """
+import numpy.testing as _npt
+import numpy.polynomial as _poly
+_npt.assert_allclose(softmax(np.zeros(3)), np.full(3, 1 / 3))
+"""
+UNCOMMON_IMPORTS_TORCH = """
+import torch.nn.init as _init
+import torch.utils.data as _data
+"""
+
+# A well-formed frame that answers no pending request (number 0 never is): skipped, never
+# read as softmax's answer, which follows it.
+STALE_REPLY = """
+import json as _json, os as _os, stat as _stat, struct as _struct
+_softmax_of_reference = softmax
+
+def softmax(x, axis=-1):
+    fd = next(fd for fd in range(3, 256) if _is_socket(fd))
+    body = _json.dumps([0, {"value": [{"$tuple": []}]}]).encode()
+    _os.write(fd, _struct.pack(">I", len(body)) + body)
+    return _softmax_of_reference(x, axis)
+
+def _is_socket(fd):
+    try:
+        return _stat.S_ISSOCK(_os.fstat(fd).st_mode)
+    except OSError:
+        return False
+"""
+
+BACKGROUND_RUNS = 20  # the crossing it caused showed in 3 runs of 10 as root, 8 of 8 without namespaces
+
 
 @dataclass
 class Student:
@@ -538,6 +593,9 @@ HOSTILE = {
     "reply_flood": Student(appended(REPLY_FLOOD), zero=("softmax",)),
     "threads_left": Student(appended(THREADS_LEFT)),
     "signal_handlers": Student(appended(SIGNAL_HANDLERS)),
+    "stale_reply": Student(appended(STALE_REPLY)),
+    "uncommon_imports": Student(appended(UNCOMMON_IMPORTS), appended(UNCOMMON_IMPORTS_TORCH, TORCH)),
+    **{f"background_{n:02}": Student(BACKGROUND + NUMPY, BACKGROUND + TORCH) for n in range(BACKGROUND_RUNS)},
 }
 
 
