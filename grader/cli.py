@@ -11,6 +11,7 @@ from . import __version__
 from .config import DEFAULT_ASSIGNMENT, ConfigError
 from .extras import require_extra
 from .reporters import DEFAULT_REPORTERS, OLD_NAMES, REPORTERS
+from .sandbox.spec import SandboxError
 
 BUNDLE_HELP = "the assignment bundle: its folder or its YAML"
 
@@ -80,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         from .audit import run_audit
 
         return run_audit(args.assignment, seed=args.seed, jobs=args.jobs, auto=args.auto, max_auto=args.max_auto)
-    except (ConfigError, FileNotFoundError, ValueError) as exc:
+    except (ConfigError, FileNotFoundError, ValueError, SandboxError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -128,9 +129,11 @@ def _grade(args: argparse.Namespace) -> int:
             raise ValueError("grade: give the class folder and --out (or --nbgrader COURSE_DIR)")
         else:
             outcome = grade_class(args.submissions, args.out, **options)
-    except KeyboardInterrupt:
+    except BaseException as exc:
         if bar is not None:
-            bar.close()
+            bar.close()  # its line ends before any message
+        if not isinstance(exc, KeyboardInterrupt):
+            raise
         print(f"interrupted: {graded} students graded; {args.out or 'the output folder'} was left as it was"
               + (" and so was the gradebook" if args.nbgrader else ""), file=sys.stderr)
         return 130

@@ -22,11 +22,12 @@ from .config import DEFAULT_ASSIGNMENT
 from .extras import require_extra
 from .load import discover
 from .outdir import check_out_dir, staged
-from .pool import Scheduler, dask, default_jobs, local, start_local
+from .pool import Pool, dask, default_jobs, local, start_local
 from .report import Summary, Tally
 from .reporters import DEFAULT_REPORTERS, Stage, open_reporter, reporter_class
 from .results import RunInfo, SubmissionResult, zero_submission
-from .sandbox.policy import keep_from_same_uid, probe
+from .sandbox.policy import keep_from_same_uid
+from .sandbox.spec import Hello
 from .worker import Job
 
 
@@ -34,10 +35,21 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr)
 
 
+def _job(bundle: Bundle, seed: int, class_dir: Path, outputs: Sequence[Path], examples: bool) -> Job:
+    return Job(str(bundle.assignment.path), seed, str(class_dir), tuple(str(p) for p in outputs), examples)
+
+
+def sandbox_hello(bundle: Bundle, pool: Pool, *, seed: int, class_dir: Path, outputs: Sequence[Path] = (),
+                  examples: bool = False) -> Hello:
+    """The record of the sandbox that ``grade`` with the same arguments grades in: one worker's
+    zygote's own (it warms that worker). ``SandboxError`` where the zygote refuses."""
+    return Hello.from_json(json.loads(pool.hello(_job(bundle, seed, class_dir, outputs, examples))))
+
+
 def grade(
     bundle: Bundle,
     submissions: Sequence[Path],
-    scheduler: Scheduler,
+    pool: Pool,
     *,
     seed: int,
     class_dir: Path,
@@ -49,8 +61,8 @@ def grade(
     ``outputs`` are folders the sandboxes must not see, besides the class (the run's results).
     ``examples``: each item's public example runs too, and its pictures come with the result.
     A folder the grader itself fails on still gets a result (zero, saying so)."""
-    job = Job(str(bundle.assignment.path), seed, str(class_dir), tuple(str(p) for p in outputs), examples)
-    for folder, outcome in scheduler(list(submissions), job) if submissions else ():
+    job = _job(bundle, seed, class_dir, outputs, examples)
+    for folder, outcome in pool.grade(list(submissions), job) if submissions else ():
         if isinstance(outcome, BaseException):
             log(f"error: the grader failed on {folder.name}: {type(outcome).__name__}: {outcome}")
             yield zero_submission(folder.name, bundle.assignment,
@@ -65,7 +77,6 @@ class RunOutcome:
     summary: Summary
     out_dir: Path
     seconds: float
-    isolation_notes: tuple[str, ...]
 
 
 def grade_class(
@@ -106,34 +117,35 @@ def grade_class(
     for skipped in found.skipped:
         log(f"skipped {skipped}")
     seed = secrets.randbelow(2**31) if seed is None else seed
-    jobs = jobs or default_jobs()
-    isolation = probe()
-    if isolation.degraded:
-        keep_from_same_uid()  # this process writes the results
-    for note in isolation.notes:
-        log(f"warning: sandbox degraded: {note}")
-    run = RunInfo(seed, str(bundle.assignment.path), str(class_dir), __version__, jobs, scheduler or "local",
-                  isolation.mode, isolation.namespaces, isolation.drop_uid, isolation.notes,
-                  time.strftime("%Y-%m-%dT%H:%M:%S%z"))
-    log(f"grading {len(folders)} submissions with seed {seed} ({jobs} workers, sandbox: {isolation.mode})")
+    jobs = min(jobs or default_jobs(), max(1, len(folders)))
     started = time.perf_counter()
     tally = Tally(bundle.assignment)
-    chosen = dask(scheduler) if scheduler else local(jobs)
-    with staged(out_dir) as write_dir:
-        outputs = [*(open_reporter(name, write_dir) for name in reporters), *stages]
-        for output in outputs:
-            output.start(bundle, run)
+    with (dask(scheduler) if scheduler else local(jobs)) as pool, staged(out_dir) as write_dir:
         if progress is not None:
             progress(0, len(folders))  # before the workers' start-up, which takes seconds
-        stream = grade(bundle, folders, chosen, seed=seed, class_dir=class_dir, outputs=(out_dir, write_dir, *hide),
+        outputs = (out_dir, write_dir, *hide)
+        hello = sandbox_hello(bundle, pool, seed=seed, class_dir=class_dir, outputs=outputs, examples=examples)
+        isolation = hello.rung
+        if isolation.degraded:
+            keep_from_same_uid()  # this process writes the results
+        for note in isolation.notes:
+            log(f"warning: sandbox degraded: {note}")
+        run = RunInfo(seed, str(bundle.assignment.path), str(class_dir), __version__, jobs, scheduler or "local",
+                      isolation.mode, isolation.namespaces, isolation.drop_uid, isolation.notes,
+                      time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+        log(f"grading {len(folders)} submissions with seed {seed} ({jobs} workers, sandbox: {isolation.mode})")
+        reporters_and_stages = [*(open_reporter(name, write_dir) for name in reporters), *stages]
+        for output in reporters_and_stages:
+            output.start(bundle, run)
+        stream = grade(bundle, folders, pool, seed=seed, class_dir=class_dir, outputs=outputs,
                        examples=examples, log=log)
         for done, result in enumerate(stream, start=1):
-            for output in outputs:
+            for output in reporters_and_stages:
                 output.add(result)
             tally.add(result)
             if progress is not None:
                 progress(done, len(folders))
-        for output in outputs:
+        for output in reporters_and_stages:
             output.close()
     summary = replace(tally.summary(), skipped=found.skipped)
-    return RunOutcome(seed, summary, out_dir, time.perf_counter() - started, isolation.notes)
+    return RunOutcome(seed, summary, out_dir, time.perf_counter() - started)

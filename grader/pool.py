@@ -6,55 +6,112 @@ Both schedulers call the same ``grader.worker.grade_folder`` and stream its resu
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import multiprocessing.forkserver
 import os
-from collections.abc import Callable, Iterator
+import signal
+import threading
+from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from .worker import Job, grade_folder, start_local_worker
+from .worker import Job, grade_folder, hello, start_local_worker
 
 Outcome = tuple[Path, "str | BaseException"]  # the result as JSON text, or the grader's own failure
-# Runs the job on every folder: (folder, outcome) in completion order.
-Scheduler = Callable[[list[Path], Job], Iterator[Outcome]]
 
 
-def local(jobs: int) -> Scheduler:
-    """``jobs`` warm worker processes on this machine."""
-    return lambda folders, job: run_local(folders, job, min(jobs, max(1, len(folders))))
+class Pool(Protocol):
+    """Where a run's workers live. ``hello``: one worker's zygote's ``Hello`` as JSON (the
+    sandbox record the run reports; the worker is warm after it); ``grade``: (folder,
+    outcome) for every folder, in completion order."""
+
+    def hello(self, job: Job) -> str: ...
+
+    def grade(self, folders: list[Path], job: Job) -> Iterator[Outcome]: ...
 
 
-def dask(address: str) -> Scheduler:
-    """An existing ``dask.distributed`` cluster."""
-    return lambda folders, job: run_dask(folders, job, address)
+class _Local:
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self.executor: ProcessPoolExecutor | None = None
+
+    def _started(self, job: Job) -> ProcessPoolExecutor:
+        if self.executor is None:
+            start_local()
+            self.executor = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_context(),
+                                                initializer=start_local_worker, initargs=(job, dict(os.environ)))
+        return self.executor
+
+    def hello(self, job: Job) -> str:
+        return self._started(job).submit(hello, job).result()
+
+    def grade(self, folders: list[Path], job: Job) -> Iterator[Outcome]:
+        executor = self._started(job)
+        yield from _window(lambda f: executor.submit(grade_folder, str(f), job), folders, 4 * self.jobs)
+
+    def close(self, finished: bool) -> None:
+        if self.executor is None:
+            return
+        if not finished:
+            # Interrupted (Ctrl-C, a refusal, or the caller stopped reading): no waiting for the
+            # students in progress. A worker ends its zygotes before it exits (grader.worker),
+            # and a zygote's end takes its sandboxes with it.
+            for process in list(getattr(self.executor, "_processes", {}).values()):
+                process.terminate()
+        self.executor.shutdown(wait=True, cancel_futures=not finished)
 
 
-def run_local(folders: list[Path], job: Job, jobs: int) -> Iterator[Outcome]:
-    """(folder, result or the grader's own exception) in completion order from ``jobs``
-    warm worker processes."""
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_context(), initializer=start_local_worker,
-                               initargs=(job, dict(os.environ)))
+@contextlib.contextmanager
+def local(jobs: int) -> Iterator[Pool]:
+    """``jobs`` warm worker processes on this machine, for the length of the ``with``."""
+    pool = _Local(jobs)
     finished = False
     try:
-        yield from _window(lambda f: pool.submit(grade_folder, str(f), job), folders, 4 * jobs)
+        yield pool
         finished = True
     finally:
-        if not finished:
-            # Interrupted (Ctrl-C, or the caller stopped reading): no waiting for the students
-            # in progress. A worker ends its zygotes before it exits (grader.worker), and a
-            # zygote's end takes its sandboxes with it.
-            for process in list(getattr(pool, "_processes", {}).values()):
-                process.terminate()
-        pool.shutdown(wait=True, cancel_futures=not finished)
+        pool.close(finished)
+
+
+class _Dask:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def hello(self, job: Job) -> str:
+        return str(self.client.submit(hello, job, pure=False).result())
+
+    def grade(self, folders: list[Path], job: Job) -> Iterator[Outcome]:
+        window = 4 * max(1, sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values()))
+        yield from _window(lambda f: self.client.submit(grade_folder, str(f), job, pure=False), folders, window)
+
+
+@contextlib.contextmanager
+def dask(address: str) -> Iterator[Pool]:
+    """An existing ``dask.distributed`` cluster (paths must be visible to its workers)."""
+    from distributed import Client
+
+    with Client(address) as client:
+        yield _Dask(client)
 
 
 def start_local() -> None:
     """Start the fork server now, in the background: its imports (about 0.3 s) then overlap
-    the caller's own start (the bundle, the class folder) instead of following it."""
+    the caller's own start (the bundle, the class folder) instead of following it.
+
+    It starts with Ctrl-C ignored (an ignored signal stays ignored across exec, and its
+    workers and their zygotes inherit it): a Ctrl-C at the terminal reaches the whole process
+    group, and the server ignores it only after its imports, which it would otherwise end
+    with a traceback. The main process alone answers Ctrl-C; it ends the workers."""
     _context()
-    multiprocessing.forkserver.ensure_running()
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        multiprocessing.forkserver.ensure_running()
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -69,15 +126,6 @@ def _context() -> multiprocessing.context.BaseContext:
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["grader.pin_threads", "grader.worker"])
     return context
-
-
-def run_dask(folders: list[Path], job: Job, address: str) -> Iterator[Outcome]:
-    """The same work on an existing ``dask.distributed`` cluster (paths must be visible to its workers)."""
-    from distributed import Client
-
-    with Client(address) as client:
-        window = 4 * max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()))
-        yield from _window(lambda f: client.submit(grade_folder, str(f), job, pure=False), folders, window)
 
 
 def _window(submit: Any, folders: list[Path], size: int) -> Iterator[Outcome]:

@@ -25,6 +25,8 @@ from .bundle import Bundle, load_bundle
 from .load import SourceFile, load_submission
 from .run import grade_submission
 from .sandbox.client import SandboxRunner, Zygote, default_hidden
+from .sandbox.policy import secrets_readable
+from .sandbox.spec import SandboxError
 from .threads import PINNED, pin_torch
 
 
@@ -81,7 +83,12 @@ def _state(job: Job) -> _WorkerState:
                 importlib.import_module(name)
         pin_torch()
         hide = default_hidden(Path(job.class_dir), tuple(Path(p) for p in job.outputs), bundle.private_paths)
-        state = _WorkerState(job, bundle, zygote.ready(), hide)
+        zygote.ready()
+        secrets = [Path(job.class_dir), *(Path(p) for p in job.outputs), *bundle.private_paths]
+        refused = secrets_readable(zygote.isolation, zygote.uid, secrets)
+        if refused is not None:
+            raise SandboxError(refused)
+        state = _WorkerState(job, bundle, zygote, hide)
         _local.state = state
     return state
 
@@ -115,7 +122,16 @@ def warm_up(job: Job) -> None:
     # Ended by an interrupted run: its zygotes (and their sandboxes) end first, so that nothing
     # of the run outlives its main process.
     signal.signal(signal.SIGTERM, _end_now)
-    _state(job)
+    # A zygote that refuses is said by ``hello``, not here: an initializer's exception would
+    # break the pool without its reason.
+    with contextlib.suppress(SandboxError):
+        _state(job)
+
+
+def hello(job: Job) -> str:
+    """This worker's zygote's ``Hello`` as JSON: the rung its sandboxes get, which the run
+    reports. ``SandboxError`` where the zygote refuses (its one-line reason)."""
+    return json.dumps(_state(job).zygote.hello.to_json())
 
 
 def _end_now(signum: int, frame: Any) -> None:

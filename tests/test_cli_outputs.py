@@ -116,6 +116,33 @@ def test_ctrl_c_leaves_the_previous_results_and_no_process(previous, ends_within
     assert [pid for pid in helpers if not ends_within(pid, 30)] == []
 
 
+@pytest.mark.parametrize("moment", [rb"multiprocessing\.forkserver", rb"grader\.sandbox\.zygote"],
+                         ids=["fork-server-importing", "zygote-importing"])
+def test_ctrl_c_while_the_workers_start_says_one_line_and_no_traceback(tmp_path: Path, moment: bytes):
+    """Ctrl-C reaches the whole process group: the fork server and the zygote, importing
+    (numpy, torch), must leave it to the run's main process."""
+    student(tmp_path / "class", "ada")
+    proc = start(tmp_path / "class", tmp_path / "out", "--no-progress")
+    started = None
+    while started is None and proc.poll() is None:  # the run's own start says when (no timer)
+        started = next((p for p in session_members(proc.pid) if re.search(moment, _cmdline(p))), None)
+    assert started is not None, "the run ended before the moment came"
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    lines = [line for line in err.decode().splitlines() if line.strip()]
+    assert proc.returncode == 130, err.decode()
+    assert "Traceback" not in err.decode() and "Error" not in err.decode(), err.decode()
+    assert lines[-1].startswith("interrupted: ")
+    assert not (tmp_path / "out").exists()
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 def test_a_killed_run_leaves_the_previous_results_and_no_process(previous, ends_within):
     class_dir, out, before = previous
     proc = start(class_dir, out)

@@ -174,8 +174,9 @@ def test_public_checks_give_the_graders_verdicts_and_messages(release: Path, poi
     class_dir = tmp_path / "class"
     for entry in entries:
         write_submission(class_dir / entry.name, BUNDLE, entry)
-    graded = {r.student: r for r in grade(BUNDLE, sorted(class_dir.iterdir()), local(2), seed=SEED,
-                                          class_dir=class_dir)}
+    with local(2) as pool:
+        graded = {r.student: r for r in grade(BUNDLE, sorted(class_dir.iterdir()), pool, seed=SEED,
+                                              class_dir=class_dir)}
     for notebook in BUNDLE.assignment.notebooks:
         mine = [e for e in entries if e.notebook == notebook]
         proc = run_check(release, poison, *(class_dir / e.name / f"{notebook}.py" for e in mine))

@@ -96,6 +96,10 @@ def main() -> int:
                         help="where this user cannot have that rung, say so and succeed")
     parser.add_argument("--command", action="store_true",
                         help="the arguments are a whole command, not pytest's arguments")
+    parser.add_argument("--root", action="store_true",
+                        help="stay root (as in a container that refuses namespaces): only open the way")
+    parser.add_argument("--no-landlock", action="store_true",
+                        help="as an old kernel in a container would: namespaces refused, no Landlock")
     parser.add_argument("args", nargs="*")
     options = parser.parse_args()
     command = options.args if options.command else [
@@ -104,8 +108,12 @@ def main() -> int:
         command[0] = sys.executable
     probe = [sys.executable, "-c", "from grader.sandbox.policy import probe; print(probe().mode)"]
     if os.geteuid() != 0:  # an ordinary user already
+        if options.no_landlock:
+            refuse_namespaces_and_landlock()
         env = {**os.environ, MODE_VARIABLE: options.sandbox}
         return run(probe, command, env, options.if_available, {})
+    if options.root:
+        return as_root(probe, command, options)
     uid = fresh_uid()
     home = Path(tempfile.mkdtemp(prefix=f"unprivileged-{uid}-"))
     (home / "tmp").mkdir()
@@ -122,6 +130,8 @@ def main() -> int:
             if _libc.unshare(CLONE_NEWNS) != 0:
                 raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
             open_the_way(needed())
+            if options.no_landlock:
+                refuse_namespaces_and_landlock()
             code = run(probe, command, env, options.if_available,
                        {"user": uid, "group": uid, "extra_groups": []})
         except BaseException:
@@ -132,6 +142,54 @@ def main() -> int:
     _, status = os.waitpid(pid, 0)
     shutil.rmtree(home, ignore_errors=True)
     return os.waitstatus_to_exitcode(status)
+
+
+def as_root(probe: list[str], command: list[str], options: argparse.Namespace) -> int:
+    """Root with the way to the interpreter open, as a container's root has it: no namespaces
+    then means sandboxes of a uid of their own, which must reach the interpreter."""
+    pid = os.fork()
+    if pid == 0:
+        code = 70
+        try:
+            if _libc.unshare(CLONE_NEWNS) != 0:
+                raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
+            open_the_way(needed())
+            if options.no_landlock:
+                refuse_namespaces_and_landlock()
+            code = run(probe, command, {**os.environ, MODE_VARIABLE: options.sandbox}, options.if_available, {})
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+# A seccomp filter, inherited by every process after it: unshare fails (EPERM) as under
+# Docker's default profile, and Landlock's calls are unknown (ENOSYS) as before Linux 5.13.
+_SECCOMP_DATA_NR, _LD_W_ABS, _JEQ_K, _RET_K = 0, 0x20, 0x15, 0x06
+_ALLOW, _ERRNO = 0x7FFF0000, 0x00050000
+_UNSHARE = {"x86_64": 272, "aarch64": 97}
+_LANDLOCK = (444, 445, 446)  # create_ruleset, add_rule, restrict_self: alike on both
+
+
+def refuse_namespaces_and_landlock() -> None:
+    unshare = _UNSHARE[os.uname().machine]
+    program = [(_LD_W_ABS, 0, 0, _SECCOMP_DATA_NR)]
+    for number, errno_ in [(unshare, 1), *((n, 38) for n in _LANDLOCK)]:  # EPERM, ENOSYS
+        program += [(_JEQ_K, 0, 1, number), (_RET_K, 0, 0, _ERRNO | errno_)]
+    program.append((_RET_K, 0, 0, _ALLOW))
+
+    class Filter(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Filter))]
+
+    filters = (Filter * len(program))(*(Filter(*f) for f in program))
+    if _libc.prctl(38, 1, 0, 0, 0) != 0 or _libc.prctl(22, 2, ctypes.byref(Program(len(program), filters))) != 0:
+        raise OSError(ctypes.get_errno(), "seccomp")  # PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP filter
 
 
 def run(probe: list[str], command: list[str], env: dict[str, str], if_available: bool,

@@ -18,11 +18,10 @@ from typing import Any
 from ..bundle import Bundle, load_bundle
 from ..catalogue import Entry, load_catalogue, write_submission
 from ..config import DEFAULT_ASSIGNMENT
-from ..grade import grade
+from ..grade import grade, sandbox_hello
 from ..load import discover
 from ..pool import default_jobs, local
 from ..results import ItemResult, SubmissionResult
-from ..sandbox.policy import probe
 from .margin import Margin, mutant_margin
 from .mutants import AutoMutant, auto_mutants
 
@@ -159,17 +158,19 @@ def audit(
             path.mkdir()
             (path / f"{mutant.notebook}.py").write_text(mutant.source, encoding="utf-8")
 
-        isolation = probe()
-        notes += isolation.notes
-        for note in isolation.notes:
-            log(f"warning: sandbox degraded: {note}")
         folders = list(discover(class_dir).students)
         progress = _progress()
         results: dict[str, SubmissionResult] = {}
-        stream = grade(bundle, folders, local(jobs or default_jobs()), seed=seed, class_dir=class_dir, log=log)
-        for done, graded in enumerate(stream, start=1):
-            results[graded.student] = graded
-            progress(done, len(folders))
+        with local(jobs or default_jobs()) as pool:
+            # The sandbox of this audit is the one its workers' zygotes report, as in a run.
+            isolation = sandbox_hello(bundle, pool, seed=seed, class_dir=class_dir).rung
+            notes += isolation.notes
+            for note in isolation.notes:
+                log(f"warning: sandbox degraded: {note}")
+            for done, graded in enumerate(grade(bundle, folders, pool, seed=seed, class_dir=class_dir, log=log),
+                                          start=1):
+                results[graded.student] = graded
+                progress(done, len(folders))
 
     report_cases: list[CaseResult] = []
     auto_results: list[AutoResult] = []

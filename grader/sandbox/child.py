@@ -29,6 +29,7 @@ from typing import Any
 
 from .. import wire
 from . import guard, landlock, nullplot, policy, serve
+from .spec import ChildSpec
 
 MS_RDONLY = 0x1
 MS_NOSUID = 0x2
@@ -62,7 +63,7 @@ class _MountAttr(ctypes.Structure):
                 ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
 
 
-def main(config: dict[str, Any], sock_fd: int, out_fd: int) -> int:
+def main(spec: ChildSpec, sock_fd: int, out_fd: int) -> int:
     """Runs in the forked child; returns the exit code."""
     os.dup2(out_fd, 1)
     os.dup2(out_fd, 2)
@@ -81,29 +82,31 @@ def main(config: dict[str, Any], sock_fd: int, out_fd: int) -> int:
             handle.write("1000")
     except OSError:
         pass
-    if config["namespaces"]:
-        if config["user_namespace"]:
-            policy.map_ids(*config["host_ids"])
+    isolation, request = spec.isolation, spec.request
+    if isolation.namespaces:
+        if isolation.user_namespace:
+            policy.map_ids(*spec.host_ids)
             # Its own limits, while it holds CAP_SYS_RESOURCE there: no user namespace inside
             # (one would give student code capabilities again, over its own namespaces).
             with open("/proc/sys/user/max_user_namespaces", "w") as handle:
                 handle.write("0")
-        _isolate_filesystem([Path(p) for p in config["hide"]], [Path(p) for p in config["keep"]])
+        _isolate_filesystem([Path(p) for p in request.hide], [Path(p) for p in request.keep])
         _libc.sethostname(b"sandbox", 7)
     else:
         # Orphaned descendants come back to this process, which ends them between items.
         _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-        os.chdir(config["workdir"])
+        assert spec.workdir is not None
+        os.chdir(spec.workdir)
     rules = None
-    if config["landlock"]:
+    if isolation.landlock:
         # The same paths hidden as with namespaces; /tmp but for its own working folder.
         roots = [Path("/", name) for name in policy.SYSTEM_FOLDERS if name != "tmp"]
-        roots += [Path(p) for p in config["keep"]] + [Path(os.getcwd())]
-        rules = landlock.ruleset(landlock.readable(roots, [Path(p) for p in config["hide"]]))
-    _set_limits(config)
+        roots += [Path(p) for p in request.keep] + [Path(os.getcwd())]
+        rules = landlock.ruleset(landlock.readable(roots, [Path(p) for p in request.hide]))
+    _set_limits(spec)
     _drop_bounding_set()  # needs CAP_SETPCAP, which the uid change below takes away
-    if config["drop_uid"]:
-        uid = int(config["uid"])
+    if isolation.drop_uid:
+        uid = spec.uid
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
@@ -111,7 +114,7 @@ def main(config: dict[str, Any], sock_fd: int, out_fd: int) -> int:
     _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     # Without namespaces the grader's own processes and files are in reach: the filter
     # keeps them safe. It refuses signals too, so the zygote ends leftovers from outside.
-    filtered = not config["namespaces"] and guard.available()
+    filtered = not isolation.namespaces and guard.available()
     if rules is not None:
         landlock.enforce(rules)
     if filtered:
@@ -125,7 +128,7 @@ def main(config: dict[str, Any], sock_fd: int, out_fd: int) -> int:
     sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
     sys.stdin = open(0, encoding="utf-8", closefd=False)
     sock = socket.socket(fileno=sock_fd)
-    return _serve(sock, kill_all=bool(config["namespaces"] or config["drop_uid"]),
+    return _serve(sock, kill_all=isolation.namespaces or isolation.drop_uid,
                   signals=not filtered)
 
 
@@ -238,17 +241,17 @@ def _clear_capabilities() -> None:
         raise OSError(err, f"capset: {os.strerror(err)}")
 
 
-def _set_limits(config: dict[str, Any]) -> None:
+def _set_limits(spec: ChildSpec) -> None:
     def limit(kind: int, value: int) -> None:
         try:
             resource.setrlimit(kind, (value, value))
         except (ValueError, OSError):
             pass  # a hard limit below ours already applies
 
-    limit(resource.RLIMIT_AS, int(config["address_space"]))
-    limit(resource.RLIMIT_NPROC, int(config["processes"]))
-    limit(resource.RLIMIT_FSIZE, int(config["file_size"]))
-    limit(resource.RLIMIT_CPU, int(config["cpu_seconds"]))
+    limit(resource.RLIMIT_AS, spec.address_space)
+    limit(resource.RLIMIT_NPROC, spec.processes)
+    limit(resource.RLIMIT_FSIZE, spec.request.file_size)
+    limit(resource.RLIMIT_CPU, spec.request.cpu_seconds)
     limit(resource.RLIMIT_CORE, 0)
     limit(resource.RLIMIT_NOFILE, 256)
     limit(resource.RLIMIT_MSGQUEUE, 0)
@@ -262,7 +265,7 @@ class _Channel:
 
     Only this process may use it: a process that the student's code forked shares the
     socket, and the copy of this loop it carries ends as soon as it is back here, before it
-    sends or reads anything (a copy that ``sys.exit``\s out of a cell, say, would otherwise
+    sends or reads anything (a copy that leaves a cell by ``sys.exit``, say, would otherwise
     answer the grader's next request in the real one's place)."""
 
     def __init__(self, sock: socket.socket):

@@ -33,12 +33,9 @@ from .policy import (
     keep_from_same_uid,
     needed_paths,
 )
+from .spec import Hello, SandboxError, SandboxRequest
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-
-
-class SandboxError(RuntimeError):
-    """The zygote could not be started or stopped answering."""
 
 
 _ZYGOTE_ENVIRONMENT = {"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "PYTHONPATH",
@@ -69,32 +66,35 @@ class Zygote:
         )
         theirs.close()
         self.control = ours
-        self._hello: tuple[Isolation, int] | None = None
+        self._hello: Hello | None = None
         if wait:
             self.ready()
 
     def ready(self) -> Zygote:
-        """Wait for the zygote's hello: its imports are done and it takes requests."""
-        self._greeting()
+        """Wait for the zygote's hello: its imports are done and it takes requests.
+        ``SandboxError`` (its one-line reason) where it refuses to fork sandboxes."""
+        hello = self.hello
+        if hello.refused is not None:
+            raise SandboxError(hello.refused)
         return self
 
-    def _greeting(self) -> tuple[Isolation, int]:
+    @property
+    def hello(self) -> Hello:
+        """The zygote's own record of its rung: the one a run reports."""
         if self._hello is None:
-            hello = self._receive(timeout=120)
-            isolation = Isolation.from_json(hello["isolation"])
-            if isolation.degraded:
+            self._hello = Hello.from_json(self._receive(timeout=120))
+            if self._hello.isolation is not None and self._hello.isolation.degraded:
                 keep_from_same_uid()  # the process that starts a zygote holds the checks
-            self._hello = isolation, int(hello["uid"])
         return self._hello
 
     @property
     def isolation(self) -> Isolation:
-        return self._greeting()[0]
+        return self.hello.rung
 
     @property
     def uid(self) -> int:
         """The uid its sandboxes run as, where they drop to one."""
-        return self._greeting()[1]
+        return self.hello.uid
 
     def _receive(self, timeout: float | None = None) -> dict[str, Any]:
         try:
@@ -116,13 +116,13 @@ class Zygote:
             raise SandboxError(f"the sandbox zygote is gone ({exc})") from exc
         return self._receive(timeout=60)
 
-    def spawn(self, config: dict[str, Any]) -> tuple[int, socket.socket, int]:
+    def spawn(self, request: SandboxRequest) -> tuple[int, socket.socket, int]:
         """A new sandboxed child: its pid, the socket to it, and the read end of its output."""
         self.ready()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         out_r, out_w = os.pipe()
         try:
-            socket.send_fds(self.control, [json.dumps({"op": "spawn", "config": config}).encode()],
+            socket.send_fds(self.control, [json.dumps({"op": "spawn", "request": request.to_json()}).encode()],
                             [theirs.fileno(), out_w])
             pid = int(self._receive(timeout=60)["pid"])
         finally:
@@ -188,15 +188,12 @@ class SandboxRunner:
         self.deadline = 0.0
         self.budget = limits.item_seconds
         self.lost: str | None = None
-        self.config = {
-            "memory": limits.memory_mb * 1024 * 1024,
-            "processes": limits.processes,
-            "file_size": limits.file_size_mb * 1024 * 1024,
+        self.spec = SandboxRequest(
+            memory=limits.memory_mb * 1024 * 1024, processes=limits.processes,
+            file_size=limits.file_size_mb * 1024 * 1024,
             # A copy of the notebook runs at most its ``items`` items (a crash starts a fresh one).
-            "cpu_seconds": int(limits.load_seconds + items * limits.item_seconds) + 5,
-            "hide": [str(p) for p in hide],
-            "keep": [str(p) for p in needed_paths()],
-        }
+            cpu_seconds=int(limits.load_seconds + items * limits.item_seconds) + 5,
+            hide=tuple(map(str, hide)), keep=tuple(map(str, needed_paths())))
         self.load = self._start()
 
     def _start(self) -> LoadReport:
@@ -214,7 +211,7 @@ class SandboxRunner:
             self.out_open = True
             self.pending = bytearray()
             self.sequence = 0
-            self.pid, self.sock, self.out = self.zygote.spawn(self.config)
+            self.pid, self.sock, self.out = self.zygote.spawn(self.spec)
             report, stuck = self._load(self.source, load_deadline)
             if stuck is None:
                 errors = tuple(sorted(report.cell_errors + tuple(stopped)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 import site
 import sys
@@ -32,6 +33,12 @@ MODE_VARIABLE = "ATTENTION_GRADER_SANDBOX"
 _FORCED = {"root": ROOT_NAMESPACES, "user": USER_NAMESPACES, "landlock": LANDLOCK,
            "degraded": DEGRADED}
 
+DEGRADED_AS_ROOT_LOSES = (
+    "no namespaces and no Landlock: sandboxes run as a uid of their own, so file permissions keep "
+    "the checks, the reference and the class from them (a run refuses any that other users can "
+    "read, naming the chmod), but they can read whatever other users may and see the host's "
+    "processes and their command lines; a system-call filter keeps the class itself safe and the "
+    "time, memory and process limits hold")
 DEGRADED_LOSES = (
     "no namespaces, so secrecy is lost: submissions can read every file the grader's user may "
     "read (the reference, the checks, classmates' submissions) and see the host's processes "
@@ -103,7 +110,7 @@ def probe() -> Isolation:
     linux = sys.platform.startswith("linux")
     if wanted == "degraded":
         return Isolation(DEGRADED, root, (f"{MODE_VARIABLE}=degraded forces the fallback; "
-                                          + _degraded_notes(),))
+                                          + _degraded_notes(root),))
     if wanted == "root":
         if not root:
             raise ValueError(f"{MODE_VARIABLE}=root: the grader is not running as root")
@@ -127,7 +134,7 @@ def probe() -> Isolation:
                                           + LANDLOCK_LOSES,))
     if not linux:
         return Isolation(DEGRADED, root, (f"{sys.platform} has no Linux namespaces; "
-                                          + _degraded_notes(),))
+                                          + _degraded_notes(root),))
     if root and _can_unshare(NAMESPACES):
         return Isolation(ROOT_NAMESPACES, True)
     if not root and _can_unshare(CLONE_NEWUSER | NAMESPACES):
@@ -137,7 +144,7 @@ def probe() -> Isolation:
         return Isolation(LANDLOCK, root, (f"cannot create namespaces {who} (unshare failed); "
                                           + LANDLOCK_LOSES,))
     return Isolation(DEGRADED, root, (f"cannot create namespaces {who} (unshare failed), and "
-                                      "no Landlock; " + _degraded_notes(),))
+                                      "no Landlock; " + _degraded_notes(root),))
 
 
 def _has_landlock() -> bool:
@@ -146,12 +153,13 @@ def _has_landlock() -> bool:
     return guard.available() and landlock.abi() >= 1
 
 
-def _degraded_notes() -> str:
+def _degraded_notes(root: bool) -> str:
     from . import guard
 
+    loses = DEGRADED_AS_ROOT_LOSES if root else DEGRADED_LOSES
     if guard.available():
-        return DEGRADED_LOSES
-    return (DEGRADED_LOSES + f"; and no system-call filter on {sys.platform} "
+        return loses
+    return (loses + f"; and no system-call filter on {sys.platform} "
             f"{os.uname().machine}: submissions can also write those files, signal the "
             "grader's processes and use the network")
 
@@ -291,3 +299,75 @@ def alone_in_namespace(pid: int) -> bool:
         return [e for e in os.listdir(f"/proc/{pid}/root/proc") if e.isdigit()] == ["1"]
     except OSError:
         return False
+
+
+def closed_to(uid: int, paths: list[Path]) -> list[Path]:
+    """Which of ``paths`` a process of ``uid`` (no groups) cannot list (a folder) or read (a
+    file), tried for real in a throwaway child that drops to it: ACLs and every folder on the
+    way count. A path that does not exist is closed. Root only."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(read)
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            closed = []
+            for index, path in enumerate(paths):
+                try:
+                    if path.is_dir():
+                        os.listdir(path)
+                    else:
+                        os.close(os.open(path, os.O_RDONLY))
+                except OSError:
+                    closed.append(index)
+            os.write(write, json.dumps(closed).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read, "rb") as handle:
+        data = handle.read()
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        return list(paths)
+    return [paths[i] for i in json.loads(data)]
+
+
+def imports_refused(isolation: Isolation, uid: int, import_path: list[Path]) -> str | None:
+    """Why sandboxes of this rung could not import what the grader's interpreter can, or None.
+
+    Without namespaces a root grader runs each sandbox as a uid of its own, and nothing can
+    open a folder on the way for it (a pyenv interpreter under ``/root``, mode 700): student
+    code would lose every module not already imported (``numpy.testing``, ``scipy``), and with
+    it the points of correct code. Better to refuse at start, naming the fix."""
+    if isolation.namespaces or not isolation.drop_uid:
+        return None
+    closed = closed_to(uid, import_path)
+    if not closed:
+        return None
+    first = closed[0]
+    shut = next((a for a in reversed(first.parents) if a.is_dir() and not a.stat().st_mode & 0o001), first)
+    return (f"sandbox ({isolation.mode}): student code runs as a uid of its own, which cannot import "
+            f"from {first} ({shut} is closed to other users); install the grader's Python where every "
+            f"user can read it (a venv under /opt, say), or open the way: chmod o+x {shut}")
+
+
+def secrets_readable(isolation: Isolation, uid: int, secrets: list[Path]) -> str | None:
+    """Why the secrets would be open to sandboxes of this rung, or None.
+
+    Without namespaces and without Landlock (a kernel before 5.13, as in some containers),
+    a root grader's sandboxes run as a uid of their own, and file permissions alone keep the
+    checks, the reference and the class from them, as Gradescope advises (``chmod o=``). A
+    secret that other users can read would be open to every student: refused at start."""
+    if isolation.namespaces or isolation.landlock or not isolation.drop_uid:
+        return None
+    closed = set(closed_to(uid, secrets))
+    open_ = [str(p) for p in dict.fromkeys(secrets) if p not in closed]
+    if not open_:
+        return None
+    return (f"sandbox ({isolation.mode}, no Landlock): student code runs as a uid of its own and only file "
+            f"permissions keep the checks and the class from it, but other users can read "
+            f"{', '.join(open_)}; close them first: chmod -R o= {' '.join(open_)}")

@@ -21,10 +21,12 @@ import sys
 import tempfile
 import time
 import traceback
+from pathlib import Path
 from typing import Any
 
 from ..threads import pin_torch
-from .policy import CLONE_NEWUSER, NAMESPACES, keep_from_same_uid, probe
+from .policy import CLONE_NEWUSER, NAMESPACES, imports_refused, keep_from_same_uid, probe
+from .spec import ChildSpec, Hello, SandboxRequest
 
 _SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
 
@@ -47,6 +49,14 @@ def _clone(flags: int) -> int:
         err = ctypes.get_errno()
         raise OSError(err, f"clone: {os.strerror(err)}")
     return pid
+
+
+def _import_path() -> list[Path]:
+    """The folders students' imports search: this interpreter's path but the grader's own
+    checkout, which sandboxes must not see."""
+    project = Path(__file__).resolve().parents[2]
+    folders = [Path(p).resolve() for p in sys.path if p and Path(p).is_dir()]
+    return [f for f in dict.fromkeys(folders) if f != project]
 
 
 def _warm_up(modules: list[str]) -> None:
@@ -95,20 +105,28 @@ def main(control_fd: int, warm: list[str]) -> None:
     # Ctrl-C at the terminal is the main process's to answer: it ends the workers, and their
     # end closes this control socket.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    isolation = probe()
+    # A uid of its own (rlimits on processes are per uid, and kill(-1) as this uid reaches
+    # only this zygote's sandboxes, one at a time); distinct for every live zygote.
+    uid = 200000 + os.getpid()
+    try:
+        isolation = probe()
+    except ValueError as exc:  # a forced rung this host cannot give
+        _reply(control, Hello(None, uid, str(exc)).to_json())
+        return
     if isolation.degraded:
         keep_from_same_uid()  # and the sandboxes it forks: from each other
     # Orphans of a sandbox without namespaces come back here, where the sweep ends them.
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    # Checked before the imports: a throwaway fork is cheap, and a refusal quick.
+    refused = imports_refused(isolation, uid, _import_path())
+    if refused is not None:
+        _reply(control, Hello(isolation, uid, refused).to_json())
+        return
     _warm_up(warm)
     from . import child
 
     address_space = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    # A uid of its own (rlimits on processes are per uid, and kill(-1) as this uid reaches
-    # only this zygote's sandboxes, one at a time); distinct for every live zygote.
-    uid = 200000 + os.getpid()
-    hello = {"isolation": isolation.to_json(), "uid": uid}
-    control.send(json.dumps(hello).encode())
+    _reply(control, Hello(isolation, uid).to_json())  # a worker gone meanwhile: the read below says so
     # After the hello, not before: the worker goes on to its first student meanwhile (0.1 to
     # 0.2 s here), and before the first fork, so no sandbox holds the small pages meanwhile.
     _collapse_into_huge_pages()
@@ -130,26 +148,25 @@ def main(control_fd: int, warm: list[str]) -> None:
         request: dict[str, Any] = json.loads(data)
         op = request["op"]
         if op == "spawn":
-            config = {**request["config"], "namespaces": isolation.namespaces,
-                      "user_namespace": isolation.user_namespace, "landlock": isolation.landlock,
-                      "drop_uid": isolation.drop_uid, "uid": uid,
-                      "host_ids": [os.getuid(), os.getgid()],
-                      "address_space": address_space + request["config"]["memory"]}
+            wanted = SandboxRequest.from_json(request["request"])
+            processes = wanted.processes
             if isolation.degraded and not isolation.drop_uid:
                 # The limit counts every task of the uid, the grader's own included.
-                config["processes"] += _tasks_of_uid(os.getuid())
+                processes += _tasks_of_uid(os.getuid())
             workdir = None
             if not isolation.namespaces:
-                workdir = config["workdir"] = tempfile.mkdtemp(prefix="attention-sandbox-")
+                workdir = tempfile.mkdtemp(prefix="attention-sandbox-")
                 if isolation.drop_uid:
                     os.chown(workdir, uid, uid)
+            spec = ChildSpec(wanted, isolation, uid, (os.getuid(), os.getgid()),
+                             address_space + wanted.memory, processes, workdir)
             pid = _clone(flags) if isolation.namespaces else os.fork()
             if pid == 0:
                 code = 70
                 try:
                     control.close()
                     signal.signal(signal.SIGINT, signal.default_int_handler)
-                    code = child.main(config, fds[0], fds[1])
+                    code = child.main(spec, fds[0], fds[1])
                 except BaseException:  # anything that escapes is the child's failure alone
                     code = 71
                     try:

@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import select
+import shutil
 import socket
 import subprocess
 import sys
@@ -33,7 +34,7 @@ import pytest
 import yaml
 
 from grader.bundle import load_bundle
-from grader.config import DEFAULT_ASSIGNMENT, Assignment
+from grader.config import DEFAULT_ASSIGNMENT, Assignment, load_assignment
 from grader.inprocess import InProcessRunner
 from grader.load import Cell, SourceFile
 from grader.run import run_item
@@ -507,6 +508,24 @@ import torch.nn.init as _init
 import torch.utils.data as _data
 """
 
+# The secrets themselves, where this run keeps them: the bundle's reference and a classmate.
+# Unreadable on every rung but an ordinary user's degraded one (a root grader's sandboxes run
+# as a uid of their own there, kept out by file permissions).
+READ_SECRETS = """
+def _steal():
+    for place in ("@@PRIVATE@@/reference/attention_numpy.py", "@@CLASS@@/honest_ref/attention_numpy.py"):
+        try:
+            stolen = {}
+            exec(open(place).read(), stolen)
+            print("read", place)
+            return stolen["softmax"]
+        except Exception as exc:
+            print("could not read", place, type(exc).__name__)
+    return None
+
+softmax = _steal() or (lambda x, axis=-1: np.full(np.shape(x), np.nan))
+"""
+
 # A well-formed frame that answers no pending request (number 0 never is): skipped, never
 # read as softmax's answer, which follows it.
 STALE_REPLY = """
@@ -594,6 +613,7 @@ HOSTILE = {
     "threads_left": Student(appended(THREADS_LEFT)),
     "signal_handlers": Student(appended(SIGNAL_HANDLERS)),
     "stale_reply": Student(appended(STALE_REPLY)),
+    "read_secrets": Student(appended(READ_SECRETS), control={"softmax": NAN_SOFTMAX}),
     "uncommon_imports": Student(appended(UNCOMMON_IMPORTS), appended(UNCOMMON_IMPORTS_TORCH, TORCH)),
     **{f"background_{n:02}": Student(BACKGROUND + NUMPY, BACKGROUND + TORCH) for n in range(BACKGROUND_RUNS)},
 }
@@ -737,11 +757,18 @@ def corpus(tmp_path_factory: pytest.TempPathFactory, ends_within: Callable[[int,
     config = yaml.safe_load(DEFAULT_ASSIGNMENT.read_text(encoding="utf-8"))
     config["limits"]["item_seconds"] = ITEM_SECONDS
     config["limits"]["load_seconds"] = LOAD_SECONDS
-    config["bundle"] = {**config["bundle"], "checks": str(_BUNDLE.root / "checks"),
-                        "reference": str(_BUNDLE.reference_dir), "catalogue": str(_BUNDLE.catalogue_dir)}
+    # A copy of the bundle's private parts where other users cannot read them (pytest's folder
+    # is mode 700): on a root grader's rung without namespaces or Landlock, file permissions
+    # alone keep them from the sandboxes, and a run refuses secrets that others can read.
+    private = tmp / "private"
+    for name, source in (("checks", _BUNDLE.root / "checks"), ("reference", _BUNDLE.reference_dir),
+                         ("catalogue", _BUNDLE.catalogue_dir)):
+        shutil.copytree(source, private / name, ignore=shutil.ignore_patterns("__pycache__"))
+    config["bundle"] = {**config["bundle"], "checks": str(private / "checks"),
+                        "reference": str(private / "reference"), "catalogue": str(private / "catalogue")}
     assignment_path = tmp / "assignment.yaml"
     assignment_path.write_text(yaml.safe_dump(config), encoding="utf-8")
-    assignment = load_bundle(assignment_path).assignment
+    assignment = load_assignment(assignment_path)  # (not the bundle: this process has the reference imported)
 
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
@@ -757,6 +784,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory, ends_within: Callable[[int,
         "PORT": str(listener.getsockname()[1]),
         "MARKER": str(marker),
         "MAX_FRAME": str(MAX_FRAME),
+        "PRIVATE": str(private),
     }
     write_class(hostile_class, {**HONEST, **HOSTILE}, paths)
     write_class(honest_class, HONEST, paths)
@@ -829,7 +857,8 @@ def test_each_hostile_student_gets_exactly_its_grade(corpus, name):
     want = expected(corpus, student)
     got = corpus.hostile.grades[name]
     full = corpus.assignment.item("softmax").points
-    if degraded() and name in READS_THE_REFERENCE and got["softmax"] == full:
+    if degraded() and (name in READS_THE_REFERENCE or (name == "read_secrets" and os.geteuid() != 0)) \
+            and got["softmax"] == full:
         want["softmax"] = full  # allowed in degraded mode, and nowhere else: it read the reference
     wrong = {
         item: (got[item], points) for item, points in want.items() if abs(got[item] - points) > 1e-9
@@ -849,7 +878,8 @@ def test_each_hostile_student_gets_exactly_its_grade(corpus, name):
 def test_a_hostile_mistake_costs_what_the_same_mistake_costs_without_hostility(corpus):
     maxima = {item.name: item.points for item in corpus.assignment.items}
     cheats = () if degraded() else tuple(sorted(READS_THE_REFERENCE))
-    for name in ("control_nan", "monkeypatch", *cheats, "tiny_inputs"):
+    secrets = ("read_secrets",) if not degraded() or os.geteuid() == 0 else ()
+    for name in ("control_nan", "monkeypatch", *cheats, *secrets, "tiny_inputs"):
         assert corpus.hostile.grades[name]["softmax"] < maxima["softmax"], name
     assert corpus.hostile.grades["monkeypatch"]["MultiHeadAttention"] < maxima["MultiHeadAttention"]
 

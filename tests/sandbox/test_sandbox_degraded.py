@@ -24,7 +24,7 @@ from grader.config import DEFAULT_ASSIGNMENT
 from grader.runner import ItemTimeout
 from grader.sandbox.child import _descendants
 from grader.sandbox.client import PROJECT_ROOT, Zygote
-from grader.sandbox.policy import MODE_VARIABLE
+from grader.sandbox.policy import MODE_VARIABLE, closed_to
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -94,6 +94,9 @@ def swarm():
 def degraded_zygote(request) -> Iterator[Zygote]:
     if request.param == "landlock" and not _has_landlock():
         pytest.skip("this kernel has no Landlock (or the filter has no table for this machine)")
+    if _interpreter_closed_to_other_users():
+        pytest.skip("as root, this interpreter lies in a folder closed to other users: the rung refuses "
+                    "(tested below); tests/unprivileged.py --root runs these with the way open")
     saved = os.environ.get(MODE_VARIABLE)
     os.environ[MODE_VARIABLE] = request.param
     try:
@@ -113,6 +116,35 @@ def box(degraded_zygote, hide) -> Iterator[Box]:
     assert box.runner.load.failure is None, box.runner.load
     yield box
     box.close()
+
+
+def _interpreter_closed_to_other_users() -> bool:
+    """Root, with this interpreter (or its venv) where another uid cannot list it."""
+    if os.geteuid() != 0:
+        return False
+    return bool(closed_to(65534, [Path(p) for p in sys.path if p and Path(p).is_dir()
+                                  and Path(p).resolve() != PROJECT_ROOT]))
+
+
+@pytest.mark.parametrize("rung", ["degraded", "landlock"])
+def test_a_root_grader_without_namespaces_refuses_an_interpreter_its_sandboxes_cannot_reach(rung, tmp_path):
+    """Without namespaces a root grader runs each sandbox as a uid of its own: a module the
+    zygote did not import (numpy.testing) would be out of the student's reach, and correct
+    code would lose its points. The run refuses at once instead, in one line naming the fix."""
+    if not _interpreter_closed_to_other_users():
+        pytest.skip("needs root and an interpreter in a folder closed to other users (a pyenv under /root)")
+    if rung == "landlock" and not _has_landlock():
+        pytest.skip("this kernel has no Landlock")
+    (tmp_path / "class" / "ada").mkdir(parents=True)
+    shutil.copy(HONEST_NUMPY, tmp_path / "class" / "ada" / "attention_numpy.py")
+    proc = subprocess.run([sys.executable, "-m", "grader", "grade", str(tmp_path / "class"), "--out",
+                           str(tmp_path / "out"), "--no-progress"], capture_output=True, text=True,
+                          env={**os.environ, MODE_VARIABLE: rung}, timeout=170)
+    assert proc.returncode == 2, proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"sandbox ({rung})" in errors[0] and "cannot import from" in errors[0] and "chmod o+x" in errors[0]
+    assert not (tmp_path / "out").exists()
 
 
 def _has_landlock() -> bool:
@@ -205,12 +237,27 @@ def test_a_daemon_is_ended_with_a_timed_out_sandbox(box):
 HONEST_NUMPY = PROJECT_ROOT / "reference" / "attention_numpy.py"
 
 
+def closed_bundle(tmp_path: Path) -> Path:
+    """A copy of the bundle and its reference that other users cannot read (pytest's folder of
+    root is mode 700): without Landlock, a root grader's sandboxes are kept from the secrets by
+    file permissions alone, and a run refuses secrets that other users can read."""
+    bundle = DEFAULT_ASSIGNMENT.parent
+    shutil.copytree(bundle, tmp_path / "closed" / "assignments" / bundle.name,
+                    ignore=shutil.ignore_patterns("sample_class"))
+    shutil.copytree(PROJECT_ROOT / "reference", tmp_path / "closed" / "reference")
+    return tmp_path / "closed" / "assignments" / bundle.name
+
+
 def test_a_degraded_run_warns_once_and_records_it(tmp_path):
+    if _interpreter_closed_to_other_users():
+        pytest.skip("as root with this interpreter the rung refuses (tested above); "
+                    "tests/unprivileged.py --root runs this with the way open")
     class_dir, out = tmp_path / "class", tmp_path / "out"
     for student in ("ada", "grace"):
         (class_dir / student).mkdir(parents=True)
         shutil.copy(HONEST_NUMPY, class_dir / student / "attention_numpy.py")
     env = {**os.environ, MODE_VARIABLE: "degraded"}
+    assignment = closed_bundle(tmp_path) if os.geteuid() == 0 else DEFAULT_ASSIGNMENT
     started = time.monotonic()
     proc = subprocess.run(
         [
@@ -226,6 +273,8 @@ def test_a_degraded_run_warns_once_and_records_it(tmp_path):
             "--jobs",
             "2",
             "--no-progress",
+            "--assignment",
+            str(assignment),
         ],
         capture_output=True,
         text=True,
