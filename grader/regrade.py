@@ -159,10 +159,21 @@ class Comparison:
         write_changes(self.regrade, self.path)
 
 
-def read_changes(out_dir: Path) -> list[dict[str, str]] | None:
-    """The rows of ``out_dir``'s changes.csv, or None when the run replaced no earlier one."""
+def read_regrade(out_dir: Path, students: int) -> Regrade | None:
+    """The regrade that ``out_dir``'s changes.csv records (this run of ``students``), or None
+    when the run replaced no earlier one: what the class report shows."""
     path = out_dir / CHANGES
     if not path.is_file():
         return None
     with open(path, newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
+        rows = list(csv.DictReader(handle))
+
+    def number(text: str) -> float | None:
+        return float(text) if text else None
+
+    def moved(text: str) -> tuple[tuple[str, float], ...]:
+        return tuple((name, float(value)) for name, value in
+                     (part.rsplit(" ", 1) for part in text.split("; ") if part))
+
+    return Regrade(students, tuple(Change(r["student"], number(r["old"]), number(r["new"]), moved(r["items"]))
+                                   for r in rows))

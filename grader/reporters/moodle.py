@@ -31,10 +31,11 @@ def feedback_lines(result: SubmissionResult, limit: int = FEEDBACK_LINES) -> lis
     each notebook that could not be used) with the first reason."""
     lines = [f"Score: {fmt_points(result.score)} / {fmt_points(result.max_score)}"]
     notes = submission_notes(result)
-    lines += notes[:1]
+    lines += notes
+    unusable = {nb.failure for nb in result.notebooks if nb.failure}
     for item in result.items:
-        if item.earned >= item.points:
-            continue
+        if item.earned >= item.points or item.error in unusable:
+            continue  # full marks, or a notebook that could not be used (said once above)
         failed = next((c for c in item.checks if not c.passed), None)
         why = check_output(item, failed) if failed is not None else (item.error or "")
         points = f"{item.name}: {fmt_points(item.earned)} / {fmt_points(item.points)}"
