@@ -21,7 +21,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..bundle import load_bundle
+from ..bundle import Bundle, load_bundle
 from ..config import DEFAULT_ASSIGNMENT, ConfigError
 from ..load import find_notebook
 
@@ -130,14 +130,19 @@ def gradebook(students: list[SampleStudent]) -> str:
     return out.getvalue()
 
 
+def build(bundle: Bundle) -> dict[str, bytes]:
+    """The sample downloads of ``bundle``'s sample class, by file name."""
+    students = sample_students(bundle.root / "sample_class", bundle.assignment.name, bundle.assignment.notebooks)
+    return {CANVAS_ZIP: _zip(canvas_members(students)), MOODLE_ZIP: _zip(moodle_members(students)),
+            GRADEBOOK: gradebook(students).encode("utf-8")}
+
+
 def write_samples(bundle_path: Path | str = DEFAULT_ASSIGNMENT) -> list[Path]:
     bundle = load_bundle(bundle_path)
-    students = sample_students(bundle.root / "sample_class", bundle.assignment.name, bundle.assignment.notebooks)
     folder = bundle.root / FOLDER
     folder.mkdir(exist_ok=True)
     written = []
-    for name, data in ((CANVAS_ZIP, _zip(canvas_members(students))), (MOODLE_ZIP, _zip(moodle_members(students))),
-                       (GRADEBOOK, gradebook(students).encode("utf-8"))):
+    for name, data in build(bundle).items():
         (folder / name).write_bytes(data)
         written.append(folder / name)
     return written
