@@ -98,13 +98,11 @@ class Gradebook:
 class CanvasGradebook:
     def __init__(self, out_dir: Path, gradebook: Path | None = None, column: str | None = None,
                  missing: str = "blank") -> None:
-        if gradebook is None or column is None:
-            raise CanvasGradebookError("--format canvas needs --canvas-gradebook FILE (the CSV of Canvas's Grades > "
-                                       "Export) and --canvas-column NAME (the assignment's column in it)")
         if missing not in MISSING:
             raise CanvasGradebookError(f"--canvas-missing {missing!r}: give one of {', '.join(MISSING)}")
         self.path = out_dir / "canvas.csv"
-        self.gradebook = Gradebook(Path(gradebook), column)
+        # Read now, so that a wrong file or column is told before any student is graded.
+        self.book = None if gradebook is None or column is None else Gradebook(Path(gradebook), column)
         self.missing = missing
         self.lms: LmsInfo | None = None
         self.max_score = 0.0
@@ -112,7 +110,15 @@ class CanvasGradebook:
         self.unmatched: list[str] = []
         self.ambiguous: list[str] = []
 
+    @property
+    def gradebook(self) -> Gradebook:
+        assert self.book is not None, "start() first"
+        return self.book
+
     def start(self, bundle: Bundle, run: RunInfo) -> None:
+        if self.book is None:  # told before any student is graded
+            raise CanvasGradebookError("--format canvas needs --canvas-gradebook FILE (the CSV of Canvas's Grades > "
+                                       "Export) and --canvas-column NAME (the assignment's column in it)")
         self.lms = run.lms if run.lms is not None and run.lms.system == CANVAS else None
         self.max_score = bundle.assignment.max_score
         self.path.parent.mkdir(parents=True, exist_ok=True)
