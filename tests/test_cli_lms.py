@@ -169,3 +169,30 @@ def test_a_regrade_with_a_changed_check_lists_exactly_the_students_who_moved(run
     report = (out / "report.html").read_text()
     assert f"regrade: {len(passed)} of {len(STUDENTS)} students changed" in report
     assert all(student in report for student in passed)
+
+
+def usage(*args: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "grader", "grade", *map(str, args)], capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--canvas-column", "A"], "error: grade: --canvas-gradebook and --canvas-column go with --format canvas"),
+    (["--format", "canvas"], "error: --format canvas needs --canvas-gradebook FILE"),
+    (["--format", "canvas", "--canvas-gradebook", LMS / samples.GRADEBOOK, "--canvas-column", "Nope"],
+     "error: --canvas-column 'Nope' is not a column of"),
+])
+def test_canvas_usage_mistakes_are_one_line(tmp_path: Path, args: list[object], message: str):
+    proc = usage(LMS / samples.CANVAS_ZIP, "--out", tmp_path / "out", *args)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1].startswith(message), proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_broken_zip_is_one_line(tmp_path: Path):
+    broken = tmp_path / "submissions.zip"
+    broken.write_bytes((LMS / samples.CANVAS_ZIP).read_bytes()[:5000])
+    proc = usage(broken, "--out", tmp_path / "out")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"error: {broken}: not a readable zip (File is not a zip file); download it again"
