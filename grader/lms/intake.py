@@ -149,7 +149,7 @@ def _materialized(download: Path, system: str, entries: list[_Entry], refused: l
             by_student.setdefault(parsed.student_id, []).append((parsed, entry))
     notes = [f"{label} download {download.name}: {len(by_student)} students, "
              f"{sum(len(files) for files in by_student.values())} files"]
-    notes += [f"  not a {label} submission's name, not graded: {name}" for name in sorted(unrecognised)]
+    notes += [f"  not named as a {label} upload, not graded: {name}" for name in sorted(unrecognised)]
     notes += [f"  refused: {line}" for line in refused]
     students = []
     with tempfile.TemporaryDirectory(prefix="grader-lms-") as tmp:
@@ -159,7 +159,8 @@ def _materialized(download: Path, system: str, entries: list[_Entry], refused: l
             files = by_student[student_id]
             student, line_notes, taken = _one_student(files, notebooks, class_dir)
             notes += line_notes
-            graded = {name for _, name in taken}
+            # Late by the files graded; a student with none of the notebooks, by any file.
+            graded = {name for _, name in taken} or {e.name for _, e in files}
             late = None if system == MOODLE else any(bool(f.late) for f, e in files if e.name in graded)
             students.append(LmsStudent(student, student_id, files[0][0].name, late, taken))
         yield class_dir, LmsInfo(system, str(download), tuple(students), tuple(notes))

@@ -35,7 +35,7 @@ CANVAS = {
     "lovelaceada_11_101_attention_torch.py": "ada torch",
     "hoppergrace_LATE_12_105_attention_numpy.ipynb": "grace late",
     "hoppergrace_12_103_attention_torch (1).ipynb": "grace torch",
-    "babbagecharles_13_104_essay.pdf": "not a notebook",
+    "babbagecharles_LATE_13_104_essay.pdf": "not a notebook",
     "README.txt": "not a submission",
 }
 
@@ -53,11 +53,11 @@ def test_a_canvas_folder_becomes_one_folder_per_student_with_the_newest_upload(t
         assert (folder / "babbagecharles_13").is_dir()  # submitted, but no notebook: graded as missing
         assert lms is not None and lms.system == "canvas"
         assert {s.student: (s.lms_id, s.late) for s in lms.students} == {
-            "babbagecharles_13": ("13", False), "hoppergrace_12": ("12", True), "lovelaceada_11": ("11", False)}
+            "babbagecharles_13": ("13", True), "hoppergrace_12": ("12", True), "lovelaceada_11": ("11", False)}
         notes = "\n".join(lms.notes)
         assert "lovelaceada_11: attention_numpy: graded lovelaceada_11_107_attention_numpy-1.ipynb, the newest of 2 " \
                "(not lovelaceada_11_100_attention_numpy.ipynb)" in notes
-        assert "not a Canvas submission's name, not graded: README.txt" in notes
+        assert "not named as a Canvas upload, not graded: README.txt" in notes
         assert "babbagecharles_13: essay.pdf is none of the notebooks" in notes
     assert not folder.exists()  # the temporary class is removed
 
