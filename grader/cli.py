@@ -23,7 +23,8 @@ def main(argv: list[str] | None = None) -> int:
 
     grade = commands.add_parser("grade", help="grade a class: one folder per student")
     grade.add_argument("submissions", type=Path, nargs="?",
-                       help="folder with one sub-folder per student (not with --nbgrader)")
+                       help="folder with one sub-folder per student, or a Canvas or Moodle submissions download "
+                       "(its zip or unpacked folder); not with --nbgrader")
     grade.add_argument("--out", type=Path, help="where the reports go (grades.csv, results.json, feedback/, ...); "
                        "with --nbgrader, default COURSE_DIR/grader-reports/ASSIGNMENT_ID")
     grade.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
@@ -40,6 +41,14 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--jobs", type=int, help="worker processes (default: the number of cores)")
     grade.add_argument("--scheduler", help="address of a dask.distributed scheduler to run on instead")
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
+    grade.add_argument("--canvas-gradebook", type=Path, metavar="FILE",
+                       help="with --format canvas: the gradebook CSV that Canvas's Grades > Export writes")
+    grade.add_argument("--canvas-column", metavar="NAME",
+                       help="with --format canvas: the assignment's column to fill (its header, with or without "
+                       "the ' (id)' Canvas appends)")
+    grade.add_argument("--canvas-missing", choices=("blank", "zero"), default="blank",
+                       help="with --format canvas: gradebook students without a submission get an empty cell "
+                       "(default) or 0")
 
     release = commands.add_parser("release", help="generate the student notebooks with nbgrader")
     release.add_argument("--out", type=Path, required=True)
@@ -118,8 +127,11 @@ def _grade(args: argparse.Namespace) -> int:
         graded = f"{done} of {total}"
 
     reports = tuple(dict.fromkeys(name for names in args.formats or [DEFAULT_REPORTERS] for name in names))
+    canvas = {"gradebook": args.canvas_gradebook, "column": args.canvas_column, "missing": args.canvas_missing}
+    if "canvas" not in reports and (args.canvas_gradebook or args.canvas_column):
+        raise ValueError("grade: --canvas-gradebook and --canvas-column go with --format canvas")
     options = dict(assignment_path=args.assignment, seed=args.seed, jobs=args.jobs, scheduler=args.scheduler,
-                   reporters=reports, progress=progress)
+                   reporters=reports, reporter_options={"canvas": canvas}, progress=progress)
     try:
         if args.nbgrader is not None:
             outcome = _grade_course(args, grade_class, options)

@@ -12,21 +12,24 @@ import json
 import secrets
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .bundle import Bundle, load_bundle
 from .config import DEFAULT_ASSIGNMENT
 from .extras import require_extra
+from .lms.intake import LmsInfo, class_folder
 from .load import discover
 from .outdir import check_out_dir, staged
 from .pool import Pool, dask, default_jobs, local, start_local
+from .regrade import Comparison, read_previous
 from .report import Summary, Tally
 from .reporters import DEFAULT_REPORTERS, Stage, open_reporter, reporter_class
 from .results import RunInfo, SubmissionResult, zero_submission
-from .sandbox.policy import keep_from_same_uid
+from .sandbox.policy import SCRATCH, keep_from_same_uid
 from .sandbox.spec import Hello
 from .worker import Job
 
@@ -88,15 +91,19 @@ def grade_class(
     jobs: int | None = None,
     scheduler: str | None = None,
     reporters: Sequence[str] = DEFAULT_REPORTERS,
+    reporter_options: Mapping[str, Mapping[str, Any]] | None = None,
     stages: Sequence[Stage] = (),
     hide: Sequence[Path] = (),
     progress: Callable[[int, int], None] | None = None,
     log: Callable[[str], None] = _stderr,
 ) -> RunOutcome:
     """Grade every student folder of ``class_dir`` against the bundle at ``assignment_path``
-    (its folder or YAML) and write the ``reporters``' outputs into ``out_dir``. ``stages``
-    (the nbgrader gradebook) get the same results; ``hide`` are more folders the sandboxes
-    must not see (a course folder, with its solutions)."""
+    (its folder or YAML) and write the ``reporters``' outputs into ``out_dir``. ``class_dir``
+    may also be a Canvas or Moodle submissions download (its zip or unpacked folder).
+    ``reporter_options``: keyword arguments of a reporter by its name (the Canvas gradebook).
+    ``stages`` (the nbgrader gradebook) get the same results; ``hide`` are more folders the
+    sandboxes must not see (a course folder, with its solutions). When ``out_dir`` holds an
+    earlier run, the new one is compared with it (``changes.csv``, the summary's regrade)."""
     class_dir, out_dir = Path(class_dir).resolve(), Path(out_dir).resolve()
     if out_dir == class_dir or class_dir in out_dir.parents:
         raise ValueError(f"{out_dir}: the output folder must not be inside the class folder {class_dir}")
@@ -112,15 +119,34 @@ def grade_class(
     # examples says so by a true ``wants_examples``.
     chosen_classes = [reporter_class(name) for name in reporters]
     examples = any(getattr(cls, "wants_examples", False) for cls in chosen_classes)
+    with class_folder(class_dir, bundle.assignment.notebooks) as (folder, lms):
+        # The download itself holds every student's work: no sandbox sees it either.
+        # (A zip's folder, unless the sandboxes have a fresh one anyway: /tmp.)
+        download = [class_dir if class_dir.is_dir() else class_dir.parent] if lms is not None else []
+        download = [p for p in download if p not in (Path("/"), *SCRATCH)]
+        return _grade_class(bundle, class_dir, folder, lms, out_dir, seed=seed, jobs=jobs, scheduler=scheduler,
+                            reporters=reporters, reporter_options=reporter_options or {}, examples=examples,
+                            stages=stages, hide=[*hide, *download], progress=progress, log=log)
+
+
+def _grade_class(bundle: Bundle, download: Path, class_dir: Path, lms: LmsInfo | None, out_dir: Path, *,
+                 seed: int | None, jobs: int | None, scheduler: str | None, reporters: Sequence[str],
+                 reporter_options: Mapping[str, Mapping[str, Any]], examples: bool, stages: Sequence[Stage],
+                 hide: Sequence[Path], progress: Callable[[int, int], None] | None,
+                 log: Callable[[str], None]) -> RunOutcome:
+    """``grade_class`` on a class folder (``download``'s, or ``download`` itself)."""
     found = discover(class_dir, bundle.assignment.name, bundle.assignment.notebooks)
     folders = list(found.students)
     for skipped in found.skipped:
         log(f"skipped {skipped}")
     seed = secrets.randbelow(2**31) if seed is None else seed
     jobs = min(jobs or default_jobs(), max(1, len(folders)))
+    previous = read_previous(out_dir)
     started = time.perf_counter()
     tally = Tally(bundle.assignment)
     with (dask(scheduler) if scheduler else local(jobs)) as pool, staged(out_dir) as write_dir:
+        # Opened first: a reporter's own input (the Canvas gradebook) is told before the workers start.
+        chosen_outputs = [open_reporter(name, write_dir, **reporter_options.get(name, {})) for name in reporters]
         if progress is not None:
             progress(0, len(folders))  # before the workers' start-up, which takes seconds
         outputs = (out_dir, write_dir, *hide)
@@ -130,11 +156,13 @@ def grade_class(
             keep_from_same_uid()  # this process writes the results
         for note in isolation.notes:
             log(f"warning: sandbox degraded: {note}")
-        run = RunInfo(seed, str(bundle.assignment.path), str(class_dir), __version__, jobs, scheduler or "local",
+        run = RunInfo(seed, str(bundle.assignment.path), str(download), __version__, jobs, scheduler or "local",
                       isolation.mode, isolation.namespaces, isolation.drop_uid, isolation.notes,
-                      time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+                      time.strftime("%Y-%m-%dT%H:%M:%S%z"), lms)
         log(f"grading {len(folders)} submissions with seed {seed} ({jobs} workers, sandbox: {isolation.mode})")
-        reporters_and_stages = [*(open_reporter(name, write_dir) for name in reporters), *stages]
+        # The comparison closes first: its changes.csv is in the folder when the class report is written.
+        comparison = None if previous is None else Comparison(previous, write_dir)
+        reporters_and_stages = [*([comparison] if comparison else []), *chosen_outputs, *stages]
         for output in reporters_and_stages:
             output.start(bundle, run)
         stream = grade(bundle, folders, pool, seed=seed, class_dir=class_dir, outputs=outputs,
@@ -147,5 +175,9 @@ def grade_class(
                 progress(done, len(folders))
         for output in reporters_and_stages:
             output.close()
-    summary = replace(tally.summary(), skipped=found.skipped)
+    notes = [*(lms.notes if lms else ()), *(line for output in chosen_outputs
+                                             for line in getattr(output, "summary_lines", list)())]
+    if comparison is not None and comparison.regrade is not None:
+        notes += comparison.regrade.lines()
+    summary = replace(tally.summary(), skipped=found.skipped, notes=tuple(notes))
     return RunOutcome(seed, summary, out_dir, time.perf_counter() - started)

@@ -23,6 +23,9 @@ class Summary:
     # or unusable: the cases an instructor wants to hear about before the grades go out.
     file_problems: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()  # entries of the class folder that are not student folders
+    # More to hear, each section's lines as its stage wrote them: an LMS download's intake (which
+    # file was taken, names not recognised), what an LMS reporter could not match, the regrade.
+    notes: tuple[str, ...] = ()
 
     def lines(self) -> list[str]:
         out = [f"{self.students} students graded; class mean {self.mean:.1f} / {fmt_points(self.max_score)}"]
@@ -35,7 +38,7 @@ class Summary:
         if self.skipped:
             out.append("skipped in the class folder (not student folders):")
             out += [f"  {line}" for line in self.skipped]
-        return out
+        return out + list(self.notes)
 
 
 def file_problems(result: SubmissionResult) -> list[str]:

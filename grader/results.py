@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .config import Assignment, Item
+from .lms.intake import LmsInfo
 
 
 @dataclass(frozen=True)
@@ -136,14 +137,17 @@ class RunInfo:
     drop_uid: bool
     notes: tuple[str, ...]  # how the sandbox is degraded on this host
     started: str
+    lms: LmsInfo | None = None  # the class was this Canvas or Moodle download
 
     def to_json(self) -> dict[str, Any]:
+        lms = {} if self.lms is None else {"lms": self.lms.to_json()}  # lateness and the files graded
         return {
             "seed": self.seed, "assignment": self.assignment, "class": self.class_dir,
             "grader_version": self.grader_version, "jobs": self.jobs, "scheduler": self.scheduler,
             "sandbox": {"mode": self.sandbox, "namespaces": self.namespaces, "drop_uid": self.drop_uid,
                         "notes": list(self.notes)},
             "started": self.started,
+            **lms,
         }
 
 

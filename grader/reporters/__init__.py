@@ -5,13 +5,16 @@ for each student as the results stream in (in completion order), and ``close()``
 chosen by its format's name (``--format``): adding a format is a module of its own and one
 line in ``REPORTERS`` (imported only when chosen, so a format's optional dependencies stay
 optional). A reporter writes only inside the folder it is given (the run's staging folder).
+A reporter may take keyword options (``grade_class(reporter_options=...)``: the Canvas
+gradebook), and may have ``summary_lines()``: what the run's summary should say after it
+closed (the Canvas reporter's students it could not match).
 """
 
 from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..bundle import Bundle
 from ..results import RunInfo, SubmissionResult
@@ -28,7 +31,7 @@ class Stage(Protocol):
 
 
 class Reporter(Stage, Protocol):
-    def __init__(self, out_dir: Path) -> None: ...
+    def __init__(self, out_dir: Path, **options: Any) -> None: ...
 
 
 # format name -> "module:class"
@@ -41,6 +44,8 @@ REPORTERS: dict[str, str] = {
     "gradescope": "grader.reporters.gradescope:Gradescope",
     "html": "grader.reporters.feedback_html:FeedbackHtml",
     "report": "grader.reporters.class_report:ClassReport",
+    "canvas": "grader.reporters.canvas:CanvasGradebook",
+    "moodle": "grader.reporters.moodle:MoodleGrades",
 }
 DEFAULT_REPORTERS = ("csv", "json", "markdown")
 # The names `--report` took before `--format`; still accepted.
@@ -56,6 +61,6 @@ def reporter_class(name: str) -> type[Reporter]:
     return found
 
 
-def open_reporter(name: str, out_dir: Path) -> Reporter:
-    """The reporter called ``name``, writing into ``out_dir``."""
-    return reporter_class(name)(out_dir)
+def open_reporter(name: str, out_dir: Path, **options: Any) -> Reporter:
+    """The reporter called ``name``, writing into ``out_dir``, with its ``options``."""
+    return reporter_class(name)(out_dir, **options)

@@ -18,6 +18,7 @@ from urllib.parse import quote
 from ..bundle import Bundle
 from ..config import Assignment
 from ..filenames import safe_name
+from ..regrade import read_regrade
 from ..report import file_problems, fmt_points
 from ..results import RunInfo, SubmissionResult
 from .html import esc, page
@@ -77,6 +78,7 @@ def class_report(assignment: Assignment, run: RunInfo, rows: list[_Row], out_dir
             f"<p>{n} students graded; class mean {mean:.1f} / {fmt_points(assignment.max_score)}; "
             f"seed {run.seed}; started {esc(run.started)}.</p>",
             '<h2 id="scores">Scores</h2>', _histogram([r.score for r in rows], assignment.max_score)]
+    body += _regrade(out_dir, n)
     body += _failure_rates(assignment, rows)
     body += _messages(rows)
     body += _times(rows)
@@ -203,3 +205,14 @@ def _links(rows: list[_Row], out_dir: Path) -> list[str]:
         out.append(f'<tr><td>{esc(r.student)}</td><td class="num">{fmt_points(r.score)}</td>'
                    f"<td>{' '.join(links) or 'none written'}</td></tr>")
     return [*out, "</table>"]
+
+
+def _regrade(out_dir: Path, students: int) -> list[str]:
+    """Who changed since the run this one replaced (its changes.csv), when it replaced one."""
+    regrade = read_regrade(out_dir, students)
+    if regrade is None:
+        return []
+    out = ['<h2 id="regrade">Regrade</h2>', f"<p>{esc(regrade.headline())}; the list is in changes.csv.</p>"]
+    if regrade.changes:
+        out += ["<ul>", *(f"<li>{esc(change.line())}</li>" for change in regrade.changes), "</ul>"]
+    return out

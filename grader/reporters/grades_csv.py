@@ -1,5 +1,7 @@
 """``grades.csv``: ``student, score, max_score``, then one column per graded item, sorted by
-student; written whole at the end (only one small row per student is kept until then)."""
+student; written whole at the end (only one small row per student is kept until then). When
+the class was a Canvas or Moodle download, a last column ``late`` (``true``, ``false``, or
+empty where the download does not say): the contract's columns come first, unchanged."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from pathlib import Path
 
 from ..bundle import Bundle
 from ..config import Assignment
+from ..lms.intake import LmsInfo
 from ..report import fmt_points
 from ..results import RunInfo, SubmissionResult
 
@@ -17,9 +20,11 @@ class GradesCsv:
         self.path = out_dir / "grades.csv"
         self.rows: list[tuple[str, float, list[float]]] = []
         self.assignment: Assignment | None = None
+        self.lms: LmsInfo | None = None
 
     def start(self, bundle: Bundle, run: RunInfo) -> None:
         self.assignment = bundle.assignment
+        self.lms = run.lms
         self.path.parent.mkdir(parents=True, exist_ok=True)
 
     def add(self, result: SubmissionResult) -> None:
@@ -32,7 +37,14 @@ class GradesCsv:
         self.rows.sort(key=lambda row: row[0])
         with open(self.path, "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
-            writer.writerow(["student", "score", "max_score", *(i.name for i in self.assignment.items)])
+            late = ["late"] if self.lms is not None else []
+            writer.writerow(["student", "score", "max_score", *(i.name for i in self.assignment.items), *late])
             for student, score, items in self.rows:
                 writer.writerow([student, fmt_points(score), fmt_points(self.assignment.max_score),
-                                 *(fmt_points(p) for p in items)])
+                                 *(fmt_points(p) for p in items), *self._late(student)])
+
+    def _late(self, student: str) -> list[str]:
+        if self.lms is None:
+            return []
+        found = self.lms.student(student)
+        return ["" if found is None or found.late is None else str(found.late).lower()]

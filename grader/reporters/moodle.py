@@ -1,0 +1,72 @@
+"""``moodle.csv``: the scores in a CSV that Moodle imports, by either of its two pages.
+
+Columns ``Identifier``, ``Full name``, ``Grade``, ``Maximum Grade``, ``Feedback comments``
+(the names of Moodle's grading worksheet). When the class was a Moodle download,
+``Identifier`` is ``Participant <id>``, the participant id of the download's names, which the
+assignment's "Upload grading worksheet" matches; otherwise it is the student's id (the folder's
+name), which the gradebook's CSV import maps to ``username``, ``useridnumber`` or
+``useremail``, whichever the folders are named by. ``Feedback comments`` holds the first
+lines of the student's feedback: the score and each item that lost points, with why.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from ..bundle import Bundle
+from ..lms.intake import LmsInfo
+from ..lms.names import MOODLE
+from ..report import fmt_points
+from ..results import RunInfo, SubmissionResult
+from .text import check_output, submission_notes
+
+COLUMNS = ["Identifier", "Full name", "Grade", "Maximum Grade", "Feedback comments"]
+FEEDBACK_LINES = 6  # the comment's lines; the rest is in the student's feedback file
+LINE_CHARS = 240
+
+
+def feedback_lines(result: SubmissionResult, limit: int = FEEDBACK_LINES) -> list[str]:
+    """The first lines of the feedback: the score, then each item short of full marks (and
+    each notebook that could not be used) with the first reason."""
+    lines = [f"Score: {fmt_points(result.score)} / {fmt_points(result.max_score)}"]
+    notes = submission_notes(result)
+    lines += notes
+    unusable = {nb.failure for nb in result.notebooks if nb.failure}
+    for item in result.items:
+        if item.earned >= item.points or item.error in unusable:
+            continue  # full marks, or a notebook that could not be used (said once above)
+        failed = next((c for c in item.checks if not c.passed), None)
+        why = check_output(item, failed) if failed is not None else (item.error or "")
+        points = f"{item.name}: {fmt_points(item.earned)} / {fmt_points(item.points)}"
+        lines.append(f"{points}: {why}" if why else points)
+    lines = [line if len(line) <= LINE_CHARS else line[:LINE_CHARS - 3] + "..." for line in lines]
+    if len(lines) > limit:
+        lines = [*lines[:limit - 1], f"... and {len(lines) - limit + 1} more: see your feedback file"]
+    return lines
+
+
+class MoodleGrades:
+    def __init__(self, out_dir: Path) -> None:
+        self.path = out_dir / "moodle.csv"
+        self.lms: LmsInfo | None = None
+        self.rows: list[list[str]] = []
+        self.max_score = 0.0
+
+    def start(self, bundle: Bundle, run: RunInfo) -> None:
+        self.lms = run.lms if run.lms is not None and run.lms.system == MOODLE else None
+        self.max_score = bundle.assignment.max_score
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def add(self, result: SubmissionResult) -> None:
+        found = self.lms.student(result.student) if self.lms is not None else None
+        identifier, name = (f"Participant {found.lms_id}", found.name) if found else (result.student, result.student)
+        self.rows.append([identifier, name, fmt_points(result.score), fmt_points(self.max_score),
+                          "\n".join(feedback_lines(result)), result.student])
+
+    def close(self) -> None:
+        self.rows.sort(key=lambda row: row[-1])
+        with open(self.path, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(COLUMNS)
+            writer.writerows(row[:-1] for row in self.rows)

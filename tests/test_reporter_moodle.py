@@ -1,0 +1,63 @@
+"""moodle.csv: identifier, grade and the feedback's first lines, parsed back."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import replace
+from pathlib import Path
+
+from grader.bundle import load_bundle
+from grader.config import DEFAULT_ASSIGNMENT
+from grader.lms.intake import LmsInfo, LmsStudent
+from grader.reporters import open_reporter
+from grader.reporters.moodle import FEEDBACK_LINES, feedback_lines
+from grader.results import CheckResult, ItemResult, NotebookReport, RunInfo, SubmissionResult, zero_submission
+
+BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+A = BUNDLE.assignment
+RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", "root-namespaces", True, True, (), "today")
+
+
+def result(student: str, failing: tuple[str, ...] = ()) -> SubmissionResult:
+    items = []
+    for item in A.items:
+        lost = item.name in failing
+        checks = tuple(CheckResult(n, p, 0.0 if lost else p, not lost, f"{item.name} broke" if lost else "")
+                       for n, p in item.checks)
+        items.append(ItemResult(item.name, item.notebook, item.points, sum(c.earned for c in checks), checks, "", 0,
+                                None))
+    notebooks = (NotebookReport("attention_numpy", "attention_numpy.ipynb", None, (), ""),)
+    return SubmissionResult(student, sum(i.earned for i in items), A.max_score, tuple(items), notebooks, 0.1)
+
+
+def read(out: Path, results: list[SubmissionResult], run: RunInfo = RUN) -> list[dict[str, str]]:
+    reporter = open_reporter("moodle", out)
+    reporter.start(BUNDLE, run)
+    for r in results:
+        reporter.add(r)
+    reporter.close()
+    with open(out / "moodle.csv", newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_a_folder_class_is_identified_by_its_student_ids(tmp_path: Path):
+    results = [result("zoe@uni.edu", ("softmax",)), result("ada@uni.edu")]
+    rows = read(tmp_path, results)
+    assert [(r["Identifier"], r["Full name"], r["Grade"], r["Maximum Grade"]) for r in rows] == [
+        ("ada@uni.edu", "ada@uni.edu", "100", "100"), ("zoe@uni.edu", "zoe@uni.edu", "90", "100")]
+    assert rows[0]["Feedback comments"] == "Score: 100 / 100"
+    assert rows[1]["Feedback comments"] == "Score: 90 / 100\nsoftmax: 0 / 10: softmax broke"
+
+
+def test_a_moodle_download_is_identified_by_participant(tmp_path: Path):
+    lms = LmsInfo("moodle", "d.zip", (LmsStudent("Ada Lovelace_240101", "240101", "Ada Lovelace", None, ()),), ())
+    rows = read(tmp_path, [result("Ada Lovelace_240101")], replace(RUN, lms=lms))
+    assert (rows[0]["Identifier"], rows[0]["Full name"]) == ("Participant 240101", "Ada Lovelace")
+
+
+def test_the_feedback_is_its_first_lines_only():
+    many = feedback_lines(result("x", tuple(item.name for item in A.items)))
+    assert len(many) == FEEDBACK_LINES
+    assert many[-1] == f"... and {len(A.items) - FEEDBACK_LINES + 2} more: see your feedback file"
+    missing = feedback_lines(zero_submission("x", A, "attention_numpy.ipynb was not submitted"))
+    assert missing[0] == "Score: 0 / 100"
