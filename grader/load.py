@@ -12,6 +12,7 @@ then costs only its own item, not the loading of the whole notebook.
 
 from __future__ import annotations
 
+import ast
 import functools
 import json
 import os
@@ -21,26 +22,30 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
+MAX_SPLIT_CHARS = 1024 * 1024  # a larger .py file runs as one cell (real ones are some 20 KB)
 
 
 @dataclass(frozen=True)
 class Cell:
-    # 1-based among the notebook's code cells (markdown cells are not counted: the student
-    # sees no number on them), test cells included though they are not run.
+    # A notebook's: 1-based among its code cells (markdown cells are not counted: the student
+    # sees no number on them), test cells included though they are not run. A module's
+    # (``unit`` "line"): the line its statement (or ``# %%`` cell) begins on.
     number: int
     source: str
+    unit: str = "code cell"
+    first: str = ""  # the line the label shows, when it is not the source's first
 
     @property
     def label(self) -> str:
         """The cell as the student finds it: its number and its first line."""
-        return cell_label(self.number, self.source)
+        return cell_label(self.number, self.first or self.source, self.unit)
 
 
-def cell_label(number: int, source: str) -> str:
+def cell_label(number: int, source: str, unit: str = "code cell") -> str:
     first = next((line.strip() for line in source.splitlines() if line.strip()), "")
     if len(first) > 60:
         first = first[:57] + "..."
-    return f"code cell {number}" + (f" ({first})" if first else "")
+    return f"{unit} {number}" + (f" ({first})" if first else "")
 
 
 @dataclass(frozen=True)
@@ -139,11 +144,14 @@ def find_notebook(folder: Path, assignment: str, notebook: str, depth: int = 2) 
       folders whose names begin with "." (``.ipynb_checkpoints``) are never searched;
     * what: ``<notebook>.ipynb``, else ``<notebook>.py``; then the same with another case or a
       copy's suffix (``attention_numpy (1).ipynb``, ``-2``, `` copy``);
-    * the first by (exact name, expected place, shallower, notebook before module), then the
-      newest; the note says what was taken when it is not the expected file.
+    * which, among several: the one with the fewest exercises still the release's stub
+      (``# YOUR CODE HERE`` over ``raise NotImplementedError()``), so that the student's work
+      beats an untouched copy of the release; then the exact name, the expected place, the
+      shallower, a notebook before a module, the newest. The note says what was taken when it
+      is not the expected file, and which files were passed over and why.
     """
     expected = (folder / assignment, folder)
-    candidates = []
+    found = []
     for path in _files(folder, depth):
         stem, suffix = path.stem, path.suffix.lower()
         if suffix not in (".ipynb", ".py"):
@@ -158,23 +166,64 @@ def find_notebook(folder: Path, assignment: str, notebook: str, depth: int = 2) 
             mtime = path.stat().st_mtime
         except OSError:
             continue
-        rank = (not exact, path.parent not in expected, len(path.relative_to(folder).parts),
-                suffix != ".ipynb", -mtime, str(path))
-        candidates.append((rank, path))
-    if not candidates:
+        found.append((path, exact, suffix, mtime))
+    if not found:
         return None
-    candidates.sort()
+    several = len(found) > 1  # a single file is taken as it is, without reading it here
+    candidates = sorted(
+        ((stubs_left(path) if several else 0, not exact, path.parent not in expected,
+          len(path.relative_to(folder).parts), suffix != ".ipynb", -mtime, str(path)), path)
+        for path, exact, suffix, mtime in found)
     rank, best = candidates[0]
-    ties = sum(1 for other, _ in candidates if other[:4] == rank[:4])
+    ties = sum(1 for other, _ in candidates if other[:5] == rank[:5])
     reasons = []
-    if rank[0]:
-        reasons.append(f"its name is not {notebook}{best.suffix}")
     if rank[1]:
+        reasons.append(f"its name is not {notebook}{best.suffix}")
+    if rank[2]:
         reasons.append(f"it is not in the student's folder or its {assignment}/ folder")
     if ties > 1:
         reasons.append(f"the newest of {ties} such files")
     rel = best.relative_to(folder)
+    passed = [f"{path.relative_to(folder)} ({_why_not(other, rank)})" for other, path in candidates[1:4]]
+    if len(candidates) > 4:
+        passed.append(f"and {len(candidates) - 4} more")
+    if passed:
+        reasons.append(f"passed over {', '.join(passed)}")
     return Found(best, f"graded {rel}: {'; '.join(reasons)}" if reasons else None)
+
+
+# A released exercise still unanswered: nbgrader's stub for a solution region.
+_STUB = re.compile(r"#[ \t]*YOUR CODE HERE[ \t]*\r?\n[ \t]*raise NotImplementedError\b")
+
+
+def stubs_left(path: Path) -> int:
+    """How many exercises of ``path`` still hold the release's stub (0 for a file that cannot
+    be read: it is then chosen by the other rules, and reported when it is graded)."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return 0
+        text = path.read_text(encoding="utf-8-sig")
+        if path.suffix.lower() != ".ipynb":
+            return len(_STUB.findall(text))
+        cells = json.loads(text).get("cells", [])
+        sources = ("".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+                   for c in cells if c.get("cell_type") == "code")
+        return sum(len(_STUB.findall(source)) for source in sources)
+    except (OSError, ValueError, AttributeError, KeyError, TypeError):
+        return 0
+
+
+def _why_not(other: tuple[object, ...], best: tuple[object, ...]) -> str:
+    """Why a candidate lost to the graded one: the first rule of the ranking that set it back."""
+    if other[0] != best[0]:
+        return (f"{other[0]} exercise{'s' if other[0] != 1 else ''} still raising NotImplementedError there, "
+                f"{best[0]} in the one graded")
+    why = ["not the expected name", "not in the expected place", "further down in folders",
+           "a .py file: a notebook comes first", "older"]
+    for index, text in enumerate(why, start=1):
+        if other[index] != best[index]:
+            return text
+    return "as old; taken by name"
 
 
 def _files(folder: Path, depth: int) -> list[Path]:
@@ -206,7 +255,7 @@ def _load_notebook(folder: Path, assignment: str, notebook: str) -> SourceFile:
 
 
 def read_cells(path: Path) -> tuple[Cell, ...]:
-    """The code cells of a notebook, or a whole ``.py`` module as one cell.
+    """The code cells of a notebook, or of a ``.py`` module (``module_cells``).
 
     Raises ``ValueError`` with a student-readable reason for a file that is too large,
     not text, or not a notebook.
@@ -220,9 +269,122 @@ def read_cells(path: Path) -> tuple[Cell, ...]:
         raise ValueError(f"not a UTF-8 text file (byte {exc.start} is not text)") from exc
     if "\x00" in text:
         raise ValueError("not a text file (it contains NUL bytes)")
-    if path.suffix == ".py":
-        return (Cell(1, text),)
+    if path.suffix.lower() == ".py":
+        return module_cells(text)
     return _notebook_cells(text)
+
+
+_CELL_MARK = re.compile(r"#\s*%%")  # a ``# %%`` cell, as in VS Code, Spyder and jupytext
+
+
+def module_cells(text: str) -> tuple[Cell, ...]:
+    """A ``.py`` file as a notebook would run it: its ``# %%`` cells where it has them, else
+    each top-level statement, in order, so that a statement that fails (a missing optional
+    module, a slow demonstration) costs only what it defines. Each cell is numbered by its
+    first line and keeps its lines' numbers (it is padded with blank lines), so a traceback or
+    a SyntaxError names the line of the file."""
+    text = text.replace("\r\n", "\n")
+    if len(text) > MAX_SPLIT_CHARS:  # parsing it here would cost the trusted process too much
+        return (Cell(1, text, "line"),)
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    if any(_CELL_MARK.match(line) for line in lines):
+        starts = [0] + [i for i, line in enumerate(lines) if _CELL_MARK.match(line)]
+        pieces = [(a, lines[a:b]) for a, b in zip(starts, starts[1:] + [len(lines)], strict=True)]
+    else:
+        pieces = [(a, lines[a:b]) for a, b in _statements(lines)]
+    future = _future_imports(text)
+    cells = []
+    for start, piece in pieces:
+        body = [line for line in piece if line.strip() and not _CELL_MARK.match(line)]
+        if not body:
+            continue
+        if future and start > 0:  # the file's __future__ imports hold for every statement
+            source = future + "\n" * start + "".join(piece)
+        else:
+            source = "\n" * start + "".join(piece)
+        cells.append(Cell(start + 1, source, "line", body[0]))
+    return tuple(cells)
+
+
+def _statements(lines: list[str]) -> list[tuple[int, int]]:
+    """(first, end) line indexes of each top-level statement of ``lines`` (statements that
+    share a line go together). A part that does not parse becomes one piece, from the
+    top-level line its error is in to the next top-level line, for the sandbox to report; past
+    ``_MAX_PIECES`` pieces or syntax errors, the rest is one piece."""
+    pieces: list[tuple[int, int]] = []
+    offset, errors = 0, 0
+    while offset < len(lines):
+        rest = lines[offset:]
+        try:
+            tree = ast.parse("".join(rest))
+        except SyntaxError as exc:
+            errors += 1
+            error = min(max((exc.lineno or 1) - 1, 0), len(rest) - 1)
+            first = max((i for i in range(error + 1) if _top_level(rest[i])), default=0)
+            while first > 0 and rest[first - 1].startswith("@"):
+                first -= 1
+            end = min((i for i in range(error + 1, len(rest)) if _top_level(rest[i])), default=len(rest))
+            if errors > _MAX_ERRORS:
+                end = len(rest)
+            head = _parsed(rest[:first], offset)
+            pieces += head if head is not None else [(offset, offset + first)]
+            pieces.append((offset + first, offset + end))
+            offset += end
+            continue
+        except (ValueError, RecursionError, MemoryError):  # not for the parser: one piece
+            pieces.append((offset, len(lines)))
+            break
+        pieces += _pieces(tree, offset)
+        break
+    pieces = [(a, b) for a, b in pieces if b > a]
+    if len(pieces) > _MAX_PIECES:
+        pieces = pieces[:_MAX_PIECES - 1] + [(pieces[_MAX_PIECES - 1][0], pieces[-1][1])]
+    return pieces
+
+
+_MAX_PIECES = 1000  # cells of one module: each costs the sandbox a message
+_MAX_ERRORS = 20  # each syntax error costs a parse of the rest of the file
+
+
+def _parsed(lines: list[str], offset: int) -> list[tuple[int, int]] | None:
+    try:
+        return _pieces(ast.parse("".join(lines)), offset)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _pieces(tree: ast.Module, offset: int) -> list[tuple[int, int]]:
+    pieces: list[tuple[int, int]] = []
+    for node in tree.body:
+        decorators = getattr(node, "decorator_list", [])
+        first = offset + min([node.lineno] + [d.lineno for d in decorators]) - 1
+        end = offset + (node.end_lineno or node.lineno)
+        if pieces and first < pieces[-1][1]:  # on the line where the last one ends
+            pieces[-1] = (pieces[-1][0], max(end, pieces[-1][1]))
+        else:
+            pieces.append((first, end))
+    return pieces
+
+
+def _top_level(line: str) -> bool:
+    """A line that may begin a statement of its own: code in column 0 that does not go on
+    an earlier one."""
+    return bool(line[:1].strip()) and not line.startswith(
+        ("#", "@", ")", "]", "}", "else", "elif", "except", "finally"))
+
+
+def _future_imports(text: str) -> str:
+    """The file's ``from __future__`` imports on one line, or ""."""
+    if "__future__" not in text:
+        return ""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ""
+    names = [alias.name for node in tree.body if isinstance(node, ast.ImportFrom) and node.module == "__future__"
+             for alias in node.names]
+    return f"from __future__ import {', '.join(names)}" if names else ""
 
 
 def _notebook_cells(text: str) -> tuple[Cell, ...]:

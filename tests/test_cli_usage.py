@@ -7,6 +7,7 @@ run lists them, with the entries of the class folder that were skipped.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -113,3 +114,44 @@ def test_misnamed_misplaced_and_unreadable_notebooks_are_graded_and_listed(tmp_p
     assert "  roster.csv (a file, not a student's folder)" in out
     feedback = (tmp_path / "out" / "feedback" / "copied.md").read_text(encoding="utf-8")
     assert "graded attention_numpy (1).py: its name is not attention_numpy.py" in feedback
+
+
+def test_a_finished_module_beats_an_untouched_stub_notebook_and_the_stub_is_reported(tmp_path: Path):
+    stub = SAMPLE / "Blank Student" / "attention" / "attention_numpy.ipynb"
+    student = tmp_path / "class" / "both"
+    student.mkdir(parents=True)
+    shutil.copyfile(stub, student / "attention_numpy.ipynb")
+    shutil.copyfile(REFERENCE / "attention_numpy.py", student / "attention_numpy.py")
+    proc = cli("grade", str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--seed", "3", "--jobs", "1",
+               "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    grades = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()
+    assert grades[1].split(",")[:2] == ["both", "70"]  # every NumPy item, from the .py
+    note = ("graded attention_numpy.py: passed over attention_numpy.ipynb (9 exercises still raising "
+            "NotImplementedError there, 0 in the one graded)")
+    assert f"  both: attention_numpy: {note}" in proc.stdout
+    assert note in (tmp_path / "out" / "feedback" / "both.md").read_text(encoding="utf-8")
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8").splitlines()[1])
+    assert results["notebooks"][0]["note"] == note
+
+
+def test_a_module_runs_statement_by_statement_and_a_syntax_error_names_its_line(tmp_path: Path):
+    module = (REFERENCE / "attention_numpy.py").read_text(encoding="utf-8")
+    lines = module.count("\n")
+    student = tmp_path / "class" / "modules"
+    student.mkdir(parents=True)
+    (student / "attention_numpy.py").write_text(
+        "import seaborn_is_not_here\n" + module + "\ndef broken(x:\n    return x\n\nraise RuntimeError('demo')\n",
+        encoding="utf-8")
+    proc = cli("grade", str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--seed", "3", "--jobs", "1",
+               "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    grades = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()
+    assert grades[1].split(",")[:2] == ["modules", "70"]  # the failing import cost no definition
+    feedback = (tmp_path / "out" / "feedback" / "modules.md").read_text(encoding="utf-8")
+    assert ("line 1 (import seaborn_is_not_here) raised `ModuleNotFoundError: No module named "
+            "'seaborn_is_not_here'` while the notebook ran (the statements after it still ran).") in feedback
+    assert (f"line {lines + 3} (def broken(x:) raised `SyntaxError: '(' was never closed (line {lines + 3})`"
+            in feedback)
+    assert (f"line {lines + 6} (raise RuntimeError('demo')) raised `RuntimeError: demo` while the notebook "
+            "ran.\n") in feedback  # nothing follows it

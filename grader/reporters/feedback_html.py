@@ -12,6 +12,7 @@ from ..filenames import safe_name
 from ..report import fmt_points
 from ..results import ItemResult, RunInfo, SubmissionResult
 from .html import esc, page, picture_figure
+from .text import error_summary, ran_after
 
 
 class FeedbackHtml:
@@ -44,8 +45,8 @@ def feedback_html(result: SubmissionResult) -> str:
             if text:
                 body.append(f'<p class="problem"><strong>{esc(nb.notebook)}</strong>: {esc(text)}</p>')
         for cell, error in nb.cell_errors:
-            body.append(f'<p class="problem">{esc(nb.notebook)}, {esc(cell)} raised <code>{esc(_last_line(error))}'
-                        "</code> while the notebook ran (the following cells still ran).</p>")
+            body.append(f'<p class="problem">{esc(nb.notebook)}, {esc(cell)} raised '
+                        f"<code>{esc(error_summary(cell, error))}</code>{esc(ran_after(nb, cell))}</p>")
     body += ["<table>", "<tr><th>item</th><th class=\"num\">points</th></tr>"]
     body += [f'<tr><td><a href="#{_anchor(item.name)}"><code>{esc(item.name)}</code></a></td><td class="num">'
              f"{fmt_points(item.earned)} / {fmt_points(item.points)}</td></tr>" for item in result.items]
@@ -79,8 +80,3 @@ def _item(item: ItemResult, unusable: bool, number: int) -> list[str]:
 
 def _anchor(name: str) -> str:
     return "item-" + "".join(c if c.isalnum() or c in "-_" else "-" for c in name)
-
-
-def _last_line(text: str) -> str:
-    lines = text.strip().splitlines()
-    return (lines[-1] if lines else text)[:300]
