@@ -193,3 +193,44 @@ def test_public_checks_give_the_graders_verdicts_and_messages(release: Path, poi
                     assert passed == check.passed, f"{where}: grader {check.message!r}, check.py {message!r}"
                     if item.error is None:
                         assert message == check.message, where
+
+
+def _venv_with(tmp_path: Path, keep) -> Path:
+    """A fresh venv whose site-packages holds links to this environment's packages for which
+    ``keep(name)`` is true: a student's Python with only what the course promised."""
+    import numpy
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)
+    site = next((tmp_path / "venv" / "lib").glob("python3*/site-packages"))
+    ours = Path(numpy.__file__).resolve().parents[1]
+    for entry in ours.iterdir():
+        if keep(entry.name.lower()):
+            (site / entry.name).symlink_to(entry)
+    return tmp_path / "venv" / "bin" / "python"
+
+
+def test_with_only_numpy_the_numpy_notebook_is_checked_and_torch_is_named_in_one_line(release: Path, tmp_path: Path):
+    python = _venv_with(tmp_path, lambda name: name == "numpy" or name.startswith(("numpy.", "numpy-")))
+    proc = subprocess.run([str(python), str(release / "check.py")], cwd=release, capture_output=True, text=True,
+                          timeout=600)
+    reports = parse(proc.stdout)
+    assert reports[0] and all(ok for checks in reports[0].values() for ok, _ in checks.values()), proc.stdout
+    assert proc.stderr == (f"check.py: attention_torch.ipynb: needs torch, which this Python does not have; "
+                           f"install it with: {python} -m pip install torch\n")
+    assert proc.returncode == 2
+    python = _venv_with(tmp_path / "bare", lambda name: False)
+    proc = subprocess.run([str(python), str(release / "check.py")], cwd=release, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 2 and proc.stderr == (f"check.py: needs numpy, which this Python does not have; "
+                                                    f"install it with: {python} -m pip install numpy\n")
+
+
+def test_without_matplotlib_or_ipython_every_notebook_is_checked(release: Path, tmp_path: Path):
+    pytest.importorskip("torch")
+    python = _venv_with(tmp_path, lambda name: not name.startswith(("matplotlib", "mpl_toolkits", "ipython",
+                                                                    "seaborn")))
+    proc = subprocess.run([str(python), str(release / "check.py")], cwd=release, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [list(report) for report in parse(proc.stdout)] == [
+        [i.name for i in BUNDLE.assignment.items if i.notebook == nb and i.public] for nb in BUNDLE.assignment.notebooks]
