@@ -97,6 +97,9 @@ def test_the_file_holds_only_public_checks():
     ("sdpa_no_scale", "scaled_dot_product_attention", "worked_example", "scale is missing"),
     ("pe_2i_slip", "positional_encoding", "worked_example", "counting the pairs"),
     ("sdpa_inverted_mask", "scaled_dot_product_attention", "masked_weights_are_zero", "exactly 0"),
+    ("softmax_no_max_shift", "softmax", "stable_for_large_inputs", "subtract each row's own maximum"),
+    ("softmax_ignores_axis", "softmax", "honours_axis", "normalise along the given axis"),
+    ("softmax_clips_inputs", "softmax", "neg_inf_gets_zero_weight", "must get weight exactly 0"),
 ])
 def test_the_classic_bugs_are_found(release: Path, poison: Path, tmp_path: Path, mutant: str, item: str,
                                     check: str, phrase: str):
@@ -162,6 +165,26 @@ def test_a_public_check_that_needs_the_reference_is_refused():
     bundle: Bundle = replace(BUNDLE, assignment=replace(BUNDLE.assignment, items=items))
     with pytest.raises(GenerationError, match=r"softmax.matches_definition.*reference"):
         build_check_py(bundle)
+
+
+def test_every_check_that_needs_no_reference_is_public():
+    """The rule of the YAML: a check is hidden only when it compares with the reference, so a
+    student who passes check.py meets nothing else in the grade (a hidden check that could be
+    built into check.py should be public)."""
+    could_be_public = []
+    for item in BUNDLE.assignment.items:
+        for name, _ in item.checks:
+            if name in item.public:
+                continue
+            trial = replace(item, public=(*item.public, name))
+            items = tuple(trial if i.name == item.name else i for i in BUNDLE.assignment.items)
+            try:
+                build_check_py(replace(BUNDLE, assignment=replace(BUNDLE.assignment, items=items)))
+            except GenerationError as exc:
+                assert "reference" in str(exc), exc
+            else:
+                could_be_public.append(f"{item.name}.{name}")
+    assert not could_be_public
 
 
 def test_public_checks_give_the_graders_verdicts_and_messages(release: Path, poison: Path, tmp_path: Path):
