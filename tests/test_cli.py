@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -207,3 +208,16 @@ def test_an_unknown_format_is_a_usage_error(tmp_path: Path):
     proc = grade([str(SAMPLE), "--out", str(tmp_path / "o"), "--format", "csv,pdf"])
     assert proc.returncode == 2 and "unknown format pdf (choose from csv, json, markdown, junit" in proc.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_the_report_counts_untouched_stubs_once_apart_from_the_failures(html_run):
+    out, _ = html_run
+    report = (out / "report.html").read_text(encoding="utf-8")
+    stubs = report[report.index('id="unattempted"'):report.index('id="messages"')]
+    counted = dict(re.findall(r'<tr><td class="num">(\d+)</td><td><code>(\w+)</code></td>', stubs)[i][::-1]
+                   for i in range(len(BUNDLE.assignment.items)))
+    assert counted == {**{item: "1" for item in NUMPY_ITEMS}, **{item: "2" for item in TORCH_ITEMS}}
+    assert "Blank Student, Grace Hopper" in stubs
+    failures = report[report.index('id="messages"'):report.index('id="time"')]
+    assert "NotImplementedError" not in failures
+    assert failures.count("<tr>") <= 20  # one row per mistake, not one per call's shapes
