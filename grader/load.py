@@ -262,7 +262,10 @@ def read_cells(path: Path) -> tuple[Cell, ...]:
     """
     raw = path.read_bytes()
     if len(raw) > MAX_FILE_BYTES:
-        raise ValueError(f"the file is {len(raw) // 1024 // 1024} MiB, more than {MAX_FILE_BYTES // 1024 // 1024} MiB")
+        hint = "; clear the outputs (Kernel > Restart & Clear Output) and save it again" \
+            if path.suffix.lower() == ".ipynb" else ""
+        raise ValueError(f"the file is {len(raw) // 1024 // 1024} MiB, more than {MAX_FILE_BYTES // 1024 // 1024} "
+                         f"MiB{hint}")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -65,14 +65,15 @@ def test_scheduler_without_the_cluster_extra(tmp_path: Path):
     assert not (tmp_path / "out").exists()
 
 
-def test_release_without_the_course_extra(tmp_path: Path):
+def test_release_without_the_course_extra_names_the_interpreter_it_looked_in(tmp_path: Path):
     proc = cli("release", "--out", str(tmp_path / "release"), prelude="import sys; sys.modules['nbgrader'] = None")
-    one_line_error(proc, "pip install 'attention-autograder[course]'")
+    one_line_error(proc, f"which is not installed for {sys.executable}: ",
+                   f"{sys.executable} -m pip install 'attention-autograder[course]'", "venv")
 
 
 def test_nbgrader_without_the_course_extra(tmp_path: Path):
     proc = cli("grade", "--nbgrader", str(tmp_path), prelude="import sys; sys.modules['nbgrader'] = None")
-    one_line_error(proc, "--nbgrader needs nbgrader", "pip install 'attention-autograder[course]'")
+    one_line_error(proc, "--nbgrader needs nbgrader", f"{sys.executable} -m pip install 'attention-autograder[course]'")
 
 
 def test_version():
@@ -155,3 +156,25 @@ def test_a_module_runs_statement_by_statement_and_a_syntax_error_names_its_line(
             in feedback)
     assert (f"line {lines + 6} (raise RuntimeError('demo')) raised `RuntimeError: demo` while the notebook "
             "ran.\n") in feedback  # nothing follows it
+
+
+def test_a_notebook_over_the_size_limit_says_how_to_shrink_it(tmp_path: Path):
+    student = tmp_path / "class" / "big"
+    student.mkdir(parents=True)
+    picture = {"output_type": "display_data", "metadata": {}, "data": {"image/png": "A" * (21 * 1024 * 1024)}}
+    cell = {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "x = 1", "outputs": [picture]}
+    (student / "attention_numpy.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4,
+                                                               "nbformat_minor": 5}))
+    proc = cli("grade", str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--jobs", "1", "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    why = ("attention_numpy.ipynb could not be read: the file is 21 MiB, more than 20 MiB; clear the outputs "
+           "(Kernel > Restart & Clear Output) and save it again")
+    assert why in proc.stdout
+    assert why in (tmp_path / "out" / "feedback" / "big.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_gives_graders_the_cpu_build_of_torch_and_the_venvs_interpreter():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu" in readme
+    instructors = readme[readme.index("## For instructors"):readme.index("python -m grader release --out")]
+    assert "source .venv/bin/activate" in instructors
