@@ -185,7 +185,8 @@ def test_several_candidates_the_one_with_the_students_work_wins_and_the_rest_are
     (tmp_path / "attention_numpy.py").write_text(stub * 2)  # as unanswered: the notebook comes first
     found = find_notebook(tmp_path, "attention", "attention_numpy")
     assert found is not None and found.path.name == "attention_numpy.ipynb"
-    assert found.note == "graded attention_numpy.ipynb: passed over attention_numpy.py (a .py file: a notebook comes first)"
+    assert found.note == ("graded attention_numpy.ipynb: passed over attention_numpy.py (a .py file: a notebook "
+                          "comes first)")
 
 
 def test_a_module_is_cut_into_its_top_level_statements_keeping_line_numbers(tmp_path: Path):

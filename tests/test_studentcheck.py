@@ -255,5 +255,6 @@ def test_without_matplotlib_or_ipython_every_notebook_is_checked(release: Path, 
     proc = subprocess.run([str(python), str(release / "check.py")], cwd=release, capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    items = BUNDLE.assignment.items
     assert [list(report) for report in parse(proc.stdout)] == [
-        [i.name for i in BUNDLE.assignment.items if i.notebook == nb and i.public] for nb in BUNDLE.assignment.notebooks]
+        [i.name for i in items if i.notebook == nb and i.public] for nb in BUNDLE.assignment.notebooks]

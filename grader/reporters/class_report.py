@@ -2,9 +2,9 @@
 
 A histogram of the scores; each item's and each check's failure rate, worst first; the items
 left as the stub, apart; the most common failure messages, grouped when they differ only in
-their numbers and shapes, with the students who got them; time per student with the slowest and the stopped (timed-out or crashed)
-items; the students whose notebooks were missing or unusable; a link to every student's
-feedback. Only a small row per student is kept until the end.
+their numbers and shapes, with the students who got them; time per student with the slowest
+and the stopped (timed-out or crashed) items; the students whose notebooks were missing or
+unusable; a link to every student's feedback. Only a small row per student is kept until the end.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from ..bundle import Bundle
 from ..config import Assignment
 from ..filenames import safe_name
 from ..report import file_problems, fmt_points
-from ..results import ItemResult, RunInfo, SubmissionResult
+from ..results import RunInfo, SubmissionResult
 from .html import esc, page
+from .text import not_attempted
 
 SLOWEST = 10  # students listed by time
 MESSAGES = 25  # failure messages listed
@@ -130,12 +131,6 @@ def _failure_rates(assignment: Assignment, rows: list[_Row]) -> list[str]:
     out += [f'<tr><td><code>{esc(item)}</code></td><td><code>{esc(check)}</code></td>'
             f'<td class="num">{rate:.0%}</td></tr>' for rate, item, check in checks]
     return [*out, "</table>"]
-
-
-def not_attempted(item: ItemResult) -> bool:
-    """Every check of ``item`` failed on the stub's ``NotImplementedError``: the student left
-    the released stub as it was."""
-    return bool(item.checks) and all(not c.passed and "NotImplementedError" in c.message for c in item.checks)
 
 
 def message_pattern(message: str) -> str:

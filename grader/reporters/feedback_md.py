@@ -9,7 +9,7 @@ from ..bundle import Bundle
 from ..filenames import safe_name
 from ..report import fmt_points
 from ..results import RunInfo, SubmissionResult
-from .text import error_summary, ran_after
+from .text import NOT_ATTEMPTED, error_summary, not_attempted, ran_after
 
 
 class FeedbackMarkdown:
@@ -54,6 +54,9 @@ def feedback(result: SubmissionResult) -> str:
         if item.error in unusable:
             continue  # said once above, for its notebook, not once per check
         lines += [f"## `{item.name}`: {fmt_points(item.earned)} / {fmt_points(item.points)}", ""]
+        if not_attempted(item):  # once, not once per check
+            lines += [f"{NOT_ATTEMPTED[0].upper()}{NOT_ATTEMPTED[1:]}.", ""]
+            continue
         for c in item.checks:
             mark = "passed" if c.passed else "**failed**"
             detail = "" if c.passed else f": {c.message}"

@@ -37,6 +37,15 @@ class JsonPerStudent(ABC):
         return None
 
 
+def not_attempted(item: ItemResult) -> bool:
+    """Every check of ``item`` failed on the stub's ``NotImplementedError``: the student left
+    the released stub as it was."""
+    return bool(item.checks) and all(not c.passed and "NotImplementedError" in c.message for c in item.checks)
+
+
+NOT_ATTEMPTED = "not attempted: every check raised NotImplementedError (the exercise's stub is unchanged)"
+
+
 def check_output(item: ItemResult, check: CheckResult) -> str:
     """What a check's test shows: why it failed (the property that broke), or that it passed."""
     if check.passed:
