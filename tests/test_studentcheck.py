@@ -258,3 +258,16 @@ def test_without_matplotlib_or_ipython_every_notebook_is_checked(release: Path, 
     items = BUNDLE.assignment.items
     assert [list(report) for report in parse(proc.stdout)] == [
         [i.name for i in items if i.notebook == nb and i.public] for nb in BUNDLE.assignment.notebooks]
+
+
+def test_a_module_is_checked_statement_by_statement_and_a_syntax_error_names_its_line(release: Path, poison: Path,
+                                                                                     tmp_path: Path):
+    module = (BUNDLE.reference_dir / "attention_numpy.py").read_text(encoding="utf-8")
+    path = tmp_path / "attention_numpy.py"
+    path.write_text("import seaborn_is_not_here\n" + module + "\ndef broken(x:\n    return x\n", encoding="utf-8")
+    proc = run_check(release, poison, path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    line = module.count("\n") + 3
+    note = f"  note: line {line} (def broken(x:) raised SyntaxError: '(' was never closed (line {line})\n"
+    assert note in proc.stdout
+    assert "  note: line 1 (import seaborn_is_not_here) raised ModuleNotFoundError" in proc.stdout

@@ -28,6 +28,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 from ..checks.base import CheckFailed, Trial
 from ..config import Item, Tolerance
 from ..load import read_cells
+from ..reporters.text import error_summary
 from ..run import seed_for
 from ..sandbox.nullplot import Null, install
 from ..sandbox.serve import exec_cell, handle, new_namespace
@@ -221,7 +222,7 @@ def run_child(path: Path, notebook: str, items: list[str], results: dict[str, li
             if "loaded" in message:
                 if report_load:
                     for label, error in message["loaded"]:
-                        print(f"  note: {label} raised {error}")
+                        print(f"  note: {label} raised {error_summary(label, error)}")
             elif "check" in message:
                 item, name = message["check"]
                 results[item].append((name, message["passed"], message["message"]))
@@ -307,7 +308,11 @@ def child_main(request: dict[str, Any], spec: dict[str, Any],
 def run_as_script(spec: dict[str, Any], checks: dict[tuple[str, str], Callable[[Trial], None]],
                   script: str) -> None:
     """``python check.py`` exits with the status; ``%run check.py`` in a notebook only prints."""
-    status = main(sys.argv[1:], spec, checks, script)
+    try:
+        status = main(sys.argv[1:], spec, checks, script)
+    except BrokenPipeError:  # its reader stopped early (``| head``): nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
     shell = sys.modules.get("IPython")
     if shell is not None and getattr(shell, "get_ipython", lambda: None)() is not None:
         return
