@@ -20,27 +20,32 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from .modulecells import module_cells
+
 MAX_FILE_BYTES = 20 * 1024 * 1024
 
 
 @dataclass(frozen=True)
 class Cell:
-    # 1-based among the notebook's code cells (markdown cells are not counted: the student
-    # sees no number on them), test cells included though they are not run.
+    # A notebook's: 1-based among its code cells (markdown cells are not counted: the student
+    # sees no number on them), test cells included though they are not run. A module's
+    # (``unit`` "line"): the line its statement (or ``# %%`` cell) begins on.
     number: int
     source: str
+    unit: str = "code cell"
+    first: str = ""  # the line the label shows, when it is not the source's first
 
     @property
     def label(self) -> str:
         """The cell as the student finds it: its number and its first line."""
-        return cell_label(self.number, self.source)
+        return cell_label(self.number, self.first or self.source, self.unit)
 
 
-def cell_label(number: int, source: str) -> str:
+def cell_label(number: int, source: str, unit: str = "code cell") -> str:
     first = next((line.strip() for line in source.splitlines() if line.strip()), "")
     if len(first) > 60:
         first = first[:57] + "..."
-    return f"code cell {number}" + (f" ({first})" if first else "")
+    return f"{unit} {number}" + (f" ({first})" if first else "")
 
 
 @dataclass(frozen=True)
@@ -139,11 +144,14 @@ def find_notebook(folder: Path, assignment: str, notebook: str, depth: int = 2) 
       folders whose names begin with "." (``.ipynb_checkpoints``) are never searched;
     * what: ``<notebook>.ipynb``, else ``<notebook>.py``; then the same with another case or a
       copy's suffix (``attention_numpy (1).ipynb``, ``-2``, `` copy``);
-    * the first by (exact name, expected place, shallower, notebook before module), then the
-      newest; the note says what was taken when it is not the expected file.
+    * which, among several: the one with the fewest exercises still the release's stub
+      (``# YOUR CODE HERE`` over ``raise NotImplementedError()``), so that the student's work
+      beats an untouched copy of the release; then the exact name, the expected place, the
+      shallower, a notebook before a module, the newest. The note says what was taken when it
+      is not the expected file, and which files were passed over and why.
     """
     expected = (folder / assignment, folder)
-    candidates = []
+    found = []
     for path in _files(folder, depth):
         stem, suffix = path.stem, path.suffix.lower()
         if suffix not in (".ipynb", ".py"):
@@ -158,23 +166,68 @@ def find_notebook(folder: Path, assignment: str, notebook: str, depth: int = 2) 
             mtime = path.stat().st_mtime
         except OSError:
             continue
-        rank = (not exact, path.parent not in expected, len(path.relative_to(folder).parts),
-                suffix != ".ipynb", -mtime, str(path))
-        candidates.append((rank, path))
-    if not candidates:
+        found.append((path, exact, suffix, mtime))
+    if not found:
         return None
-    candidates.sort()
+    # A single file is taken as it is, without reading it here; past a few, reading them all
+    # would let an upload of many large copies cost the trusted process what it likes.
+    several = 1 < len(found) <= _MAX_READ
+    candidates = sorted(
+        ((stubs_left(path) if several else 0, not exact, path.parent not in expected,
+          len(path.relative_to(folder).parts), suffix != ".ipynb", -mtime, str(path)), path)
+        for path, exact, suffix, mtime in found)
     rank, best = candidates[0]
-    ties = sum(1 for other, _ in candidates if other[:4] == rank[:4])
+    ties = sum(1 for other, _ in candidates if other[:5] == rank[:5])
     reasons = []
-    if rank[0]:
-        reasons.append(f"its name is not {notebook}{best.suffix}")
     if rank[1]:
+        reasons.append(f"its name is not {notebook}{best.suffix}")
+    if rank[2]:
         reasons.append(f"it is not in the student's folder or its {assignment}/ folder")
     if ties > 1:
         reasons.append(f"the newest of {ties} such files")
     rel = best.relative_to(folder)
+    passed = [f"{path.relative_to(folder)} ({_why_not(other, rank)})" for other, path in candidates[1:4]]
+    if len(candidates) > 4:
+        passed.append(f"and {len(candidates) - 4} more")
+    if passed:
+        reasons.append(f"passed over {', '.join(passed)}")
     return Found(best, f"graded {rel}: {'; '.join(reasons)}" if reasons else None)
+
+
+_MAX_READ = 16  # candidate files read to count their unanswered stubs
+
+# A released exercise still unanswered: nbgrader's stub for a solution region.
+_STUB = re.compile(r"#[ \t]*YOUR CODE HERE[ \t]*\r?\n[ \t]*raise NotImplementedError\b")
+
+
+def stubs_left(path: Path) -> int:
+    """How many exercises of ``path`` still hold the release's stub (0 for a file that cannot
+    be read: it is then chosen by the other rules, and reported when it is graded)."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return 0
+        text = path.read_text(encoding="utf-8-sig")
+        if path.suffix.lower() != ".ipynb":
+            return len(_STUB.findall(text))
+        cells = json.loads(text).get("cells", [])
+        sources = ("".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+                   for c in cells if c.get("cell_type") == "code")
+        return sum(len(_STUB.findall(source)) for source in sources)
+    except (OSError, ValueError, AttributeError, KeyError, TypeError):
+        return 0
+
+
+def _why_not(other: tuple[object, ...], best: tuple[object, ...]) -> str:
+    """Why a candidate lost to the graded one: the first rule of the ranking that set it back."""
+    if other[0] != best[0]:
+        return (f"{other[0]} exercise{'s' if other[0] != 1 else ''} still raising NotImplementedError there, "
+                f"{best[0]} in the one graded")
+    why = ["not the expected name", "not in the expected place", "further down in folders",
+           "a .py file: a notebook comes first", "older"]
+    for index, text in enumerate(why, start=1):
+        if other[index] != best[index]:
+            return text
+    return "as old; taken by name"
 
 
 def _files(folder: Path, depth: int) -> list[Path]:
@@ -206,22 +259,25 @@ def _load_notebook(folder: Path, assignment: str, notebook: str) -> SourceFile:
 
 
 def read_cells(path: Path) -> tuple[Cell, ...]:
-    """The code cells of a notebook, or a whole ``.py`` module as one cell.
+    """The code cells of a notebook, or of a ``.py`` module (``module_cells``).
 
     Raises ``ValueError`` with a student-readable reason for a file that is too large,
     not text, or not a notebook.
     """
     raw = path.read_bytes()
     if len(raw) > MAX_FILE_BYTES:
-        raise ValueError(f"the file is {len(raw) // 1024 // 1024} MiB, more than {MAX_FILE_BYTES // 1024 // 1024} MiB")
+        hint = "; clear the outputs (Kernel > Restart & Clear Output) and save it again" \
+            if path.suffix.lower() == ".ipynb" else ""
+        raise ValueError(f"the file is {len(raw) // 1024 // 1024} MiB, more than {MAX_FILE_BYTES // 1024 // 1024} "
+                         f"MiB{hint}")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(f"not a UTF-8 text file (byte {exc.start} is not text)") from exc
     if "\x00" in text:
         raise ValueError("not a text file (it contains NUL bytes)")
-    if path.suffix == ".py":
-        return (Cell(1, text),)
+    if path.suffix.lower() == ".py":
+        return tuple(Cell(number, source, "line", first) for number, source, first in module_cells(text))
     return _notebook_cells(text)
 
 

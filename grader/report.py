@@ -19,8 +19,9 @@ class Summary:
     mean: float
     max_score: float
     pass_rates: tuple[tuple[str, float], ...]  # item -> share of students with full points
-    # "student: notebook ..." for each notebook missing, taken under another name or place,
-    # or unusable: the cases an instructor wants to hear about before the grades go out.
+    # "student: notebook ..." for each notebook missing, taken under another name or place or
+    # among several files, or unusable: the cases an instructor wants to hear about before
+    # the grades go out.
     file_problems: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()  # entries of the class folder that are not student folders
     # More to hear, each section's lines as its stage wrote them: an LMS download's intake (which
@@ -33,7 +34,7 @@ class Summary:
             width = max(len(name) for name, _ in self.pass_rates)
             out += [f"  {name:<{width}}  {rate:6.1%} full marks" for name, rate in self.pass_rates]
         if self.file_problems:
-            out.append("notebooks missing, taken under another name or place, or unusable:")
+            out.append("notebooks missing, taken under another name or place or among several, or unusable:")
             out += [f"  {line}" for line in self.file_problems]
         if self.skipped:
             out.append("skipped in the class folder (not student folders):")

@@ -73,6 +73,11 @@ class NotebookReport:
     cell_errors: tuple[tuple[str, str], ...]  # (the cell as the student sees it, the error)
     output: str  # printed while the cells ran, capped
     note: str | None = None  # which file was graded, when not the expected one
+    last_cell: str | None = None  # the last cell that ran, as the student sees it
+
+    def ran_after(self, cell: str) -> bool:
+        """Whether cells ran after ``cell`` (as the student sees it)."""
+        return self.last_cell is not None and cell != self.last_cell
 
 
 @dataclass(frozen=True)

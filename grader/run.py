@@ -63,7 +63,8 @@ def _grade_notebook(
     load = first.load
     labels = {cell.number: cell.label for cell in source.cells}
     errors = tuple((labels.get(n, f"code cell {n}"), e) for n, e in load.cell_errors)
-    report = NotebookReport(source.notebook, source.path, load.failure, errors, load.output, source.note)
+    last = source.cells[-1].label if source.cells else None
+    report = NotebookReport(source.notebook, source.path, load.failure, errors, load.output, source.note, last)
     results = []
     for item in items:
         if runner is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -207,3 +208,71 @@ def test_an_unknown_format_is_a_usage_error(tmp_path: Path):
     proc = grade([str(SAMPLE), "--out", str(tmp_path / "o"), "--format", "csv,pdf"])
     assert proc.returncode == 2 and "unknown format pdf (choose from csv, json, markdown, junit" in proc.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_the_report_counts_untouched_stubs_once_apart_from_the_failures(html_run):
+    out, _ = html_run
+    report = (out / "report.html").read_text(encoding="utf-8")
+    stubs = report[report.index('id="unattempted"'):report.index('id="messages"')]
+    counted = dict(re.findall(r'<tr><td class="num">(\d+)</td><td><code>(\w+)</code></td>', stubs)[i][::-1]
+                   for i in range(len(BUNDLE.assignment.items)))
+    assert counted == {**{item: "1" for item in NUMPY_ITEMS}, **{item: "2" for item in TORCH_ITEMS}}
+    assert "Blank Student, Grace Hopper" in stubs
+    failures = report[report.index('id="messages"'):report.index('id="time"')]
+    assert "NotImplementedError" not in failures
+    assert failures.count("<tr>") <= 20  # one row per mistake, not one per call's shapes
+
+
+@pytest.fixture(scope="module")
+def polish_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Feedback pages of students whose pictures have NaN, a large table that differs, or every
+    head alike; an untouched stub; a function that loops forever."""
+    from grader.catalogue import load_catalogue, write_submission
+
+    tmp = tmp_path_factory.mktemp("cli-polish")
+    class_dir = tmp / "class"
+    mutants = {e.name: e for e in load_catalogue(BUNDLE, ("mutant",))}
+    for student, mutant in (("pe", "pe_2i_slip"), ("avg", "mha_weights_averaged"),
+                            ("loops", "causal_mask_loops_forever"), ("scale", "sdpa_no_scale")):
+        write_submission(class_dir / student, BUNDLE, mutants[mutant])
+    nan = write_submission(class_dir / "nan", BUNDLE) / "attention_numpy.py"
+    nan.write_text(nan.read_text() + "\n\ndef softmax(x, axis=-1):\n    return np.full(np.shape(x), np.nan)\n")
+    shutil.copytree(SAMPLE / "Blank Student", class_dir / "stub")
+    out = tmp / "out"
+    proc = grade([str(class_dir), "--out", str(out), "--seed", "5", "--jobs", "2", "--assignment",
+                  str(short_limit_copy(tmp)), "--format", "markdown,html", "--no-progress"])
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def test_a_timed_out_item_names_the_call_that_was_running_and_the_likely_cause(polish_run):
+    feedback = (polish_run / "feedback" / "loops.md").read_text(encoding="utf-8")
+    assert re.search(r"the time limit of 4 s ran out while causal_mask\(\.\.\.\) was running on 4 inputs \(check "
+                     r"\w+\); the likely cause is an endless loop, or a Python loop over every element", feedback)
+
+
+def test_heatmaps_key_nan_number_the_difference_panel_and_draw_alike_heads_once(polish_run):
+    nan = (polish_run / "feedback" / "nan.html").read_text(encoding="utf-8")
+    softmax = nan[nan.index('id="item-softmax"'):nan.index('id="item-causal_mask"')]
+    assert 'fill="#ff00ff"' in softmax and ">NaN or inf</text>" in softmax
+    pe = (polish_run / "feedback" / "pe.html").read_text(encoding="utf-8")
+    differences = re.search(r'<g class="differences">(.*?)</g>', pe, re.S)
+    assert differences and ">45</text>" in differences.group(1) and ">14</text>" in differences.group(1)
+    avg = (polish_run / "feedback" / "avg.html").read_text(encoding="utf-8")
+    mha = avg[avg.index('id="item-MultiHeadAttention"'):avg.index('id="item-PositionalEncoding"')]
+    assert mha.count("<figure") == 1 and "(all 4 heads alike)" in mha
+
+
+def test_the_weights_differ_in_the_feedback(polish_run):
+    feedback = (polish_run / "feedback" / "scale.md").read_text(encoding="utf-8")
+    assert re.search(r"the weights of attention with [^;]* differ from the definition", feedback)
+    for md in (polish_run / "feedback").glob("*.md"):
+        assert not re.search(r"\bweights [^.;]* differs from", md.read_text(encoding="utf-8")), md.name
+
+
+def test_an_untouched_stub_is_not_attempted_once_per_item(polish_run):
+    feedback = (polish_run / "feedback" / "stub.md").read_text(encoding="utf-8")
+    assert feedback.count("Not attempted: every check raised NotImplementedError") == len(BUNDLE.assignment.items)
+    assert feedback.count("NotImplementedError") == len(BUNDLE.assignment.items)
+    page = (polish_run / "feedback" / "stub.html").read_text(encoding="utf-8")
+    assert page.count("NotImplementedError") == len(BUNDLE.assignment.items)

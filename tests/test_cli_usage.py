@@ -7,6 +7,7 @@ run lists them, with the entries of the class folder that were skipped.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -64,14 +65,15 @@ def test_scheduler_without_the_cluster_extra(tmp_path: Path):
     assert not (tmp_path / "out").exists()
 
 
-def test_release_without_the_course_extra(tmp_path: Path):
+def test_release_without_the_course_extra_names_the_interpreter_it_looked_in(tmp_path: Path):
     proc = cli("release", "--out", str(tmp_path / "release"), prelude="import sys; sys.modules['nbgrader'] = None")
-    one_line_error(proc, "pip install 'attention-autograder[course]'")
+    one_line_error(proc, f"which is not installed for {sys.executable}: ",
+                   f"{sys.executable} -m pip install 'attention-autograder[course]'", "venv")
 
 
 def test_nbgrader_without_the_course_extra(tmp_path: Path):
     proc = cli("grade", "--nbgrader", str(tmp_path), prelude="import sys; sys.modules['nbgrader'] = None")
-    one_line_error(proc, "--nbgrader needs nbgrader", "pip install 'attention-autograder[course]'")
+    one_line_error(proc, "--nbgrader needs nbgrader", f"{sys.executable} -m pip install 'attention-autograder[course]'")
 
 
 def test_version():
@@ -113,3 +115,66 @@ def test_misnamed_misplaced_and_unreadable_notebooks_are_graded_and_listed(tmp_p
     assert "  roster.csv (a file, not a student's folder)" in out
     feedback = (tmp_path / "out" / "feedback" / "copied.md").read_text(encoding="utf-8")
     assert "graded attention_numpy (1).py: its name is not attention_numpy.py" in feedback
+
+
+def test_a_finished_module_beats_an_untouched_stub_notebook_and_the_stub_is_reported(tmp_path: Path):
+    stub = SAMPLE / "Blank Student" / "attention" / "attention_numpy.ipynb"
+    student = tmp_path / "class" / "both"
+    student.mkdir(parents=True)
+    shutil.copyfile(stub, student / "attention_numpy.ipynb")
+    shutil.copyfile(REFERENCE / "attention_numpy.py", student / "attention_numpy.py")
+    proc = cli("grade", str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--seed", "3", "--jobs", "1",
+               "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    grades = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()
+    assert grades[1].split(",")[:2] == ["both", "70"]  # every NumPy item, from the .py
+    note = ("graded attention_numpy.py: passed over attention_numpy.ipynb (9 exercises still raising "
+            "NotImplementedError there, 0 in the one graded)")
+    assert f"  both: attention_numpy: {note}" in proc.stdout
+    assert note in (tmp_path / "out" / "feedback" / "both.md").read_text(encoding="utf-8")
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8").splitlines()[1])
+    assert results["notebooks"][0]["note"] == note
+
+
+def test_a_module_runs_statement_by_statement_and_a_syntax_error_names_its_line(tmp_path: Path):
+    module = (REFERENCE / "attention_numpy.py").read_text(encoding="utf-8")
+    lines = module.count("\n")
+    student = tmp_path / "class" / "modules"
+    student.mkdir(parents=True)
+    (student / "attention_numpy.py").write_text(
+        "import seaborn_is_not_here\n" + module + "\ndef broken(x:\n    return x\n\nraise RuntimeError('demo')\n",
+        encoding="utf-8")
+    proc = cli("grade", str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--seed", "3", "--jobs", "1",
+               "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    grades = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()
+    assert grades[1].split(",")[:2] == ["modules", "70"]  # the failing import cost no definition
+    feedback = (tmp_path / "out" / "feedback" / "modules.md").read_text(encoding="utf-8")
+    assert ("line 1 (import seaborn_is_not_here) raised `ModuleNotFoundError: No module named "
+            "'seaborn_is_not_here'` while the notebook ran (the statements after it still ran).") in feedback
+    assert (f"line {lines + 3} (def broken(x:) raised `SyntaxError: '(' was never closed (line {lines + 3})`"
+            in feedback)
+    assert (f"line {lines + 6} (raise RuntimeError('demo')) raised `RuntimeError: demo` while the notebook "
+            "ran.\n") in feedback  # nothing follows it
+
+
+def test_a_notebook_over_the_size_limit_says_how_to_shrink_it(tmp_path: Path):
+    student = tmp_path / "class" / "big"
+    student.mkdir(parents=True)
+    picture = {"output_type": "display_data", "metadata": {}, "data": {"image/png": "A" * (21 * 1024 * 1024)}}
+    cell = {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "x = 1", "outputs": [picture]}
+    (student / "attention_numpy.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4,
+                                                               "nbformat_minor": 5}))
+    proc = cli("grade", str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--jobs", "1", "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    why = ("attention_numpy.ipynb could not be read: the file is 21 MiB, more than 20 MiB; clear the outputs "
+           "(Kernel > Restart & Clear Output) and save it again")
+    assert why in proc.stdout
+    assert why in (tmp_path / "out" / "feedback" / "big.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_gives_graders_the_cpu_build_of_torch_and_the_venvs_interpreter():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu" in readme
+    instructors = readme[readme.index("## For instructors"):readme.index("python -m grader release --out")]
+    assert "source .venv/bin/activate" in instructors

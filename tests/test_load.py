@@ -84,7 +84,9 @@ def test_the_expected_file_beats_a_copy_and_the_newest_copy_wins(tmp_path: Path)
     (tmp_path / "attention").mkdir()
     (tmp_path / "attention" / "attention_numpy.ipynb").write_text(notebook("x = 1"))
     found = find_notebook(tmp_path, "attention", "attention_numpy")
-    assert found is not None and found.path == tmp_path / "attention" / "attention_numpy.ipynb" and found.note is None
+    assert found is not None and found.path == tmp_path / "attention" / "attention_numpy.ipynb"
+    assert found.note == ("graded attention/attention_numpy.ipynb: passed over attention_numpy (2).ipynb (not the "
+                          "expected name), attention_numpy (1).ipynb (not the expected name)")
 
 
 def test_flat_and_nbgrader_layouts_notebook_beats_module(tmp_path: Path):
@@ -170,3 +172,42 @@ def test_the_released_test_cells_are_exactly_the_cells_left_out():
              if c["metadata"].get("nbgrader", {}).get("grade_id", "").startswith("test_")}
     code = set(range(1, len(code_cells) + 1))
     assert tests and kept == code - tests
+
+
+def test_several_candidates_the_one_with_the_students_work_wins_and_the_rest_are_named(tmp_path: Path):
+    stub = "def softmax(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n"
+    (tmp_path / "attention_numpy.ipynb").write_text(notebook(stub, stub.replace("softmax", "mask")))
+    (tmp_path / "attention_numpy.py").write_text("def softmax(x):\n    return x\n")
+    found = find_notebook(tmp_path, "attention", "attention_numpy")
+    assert found is not None and found.path.name == "attention_numpy.py"
+    assert found.note == ("graded attention_numpy.py: passed over attention_numpy.ipynb (2 exercises still "
+                          "raising NotImplementedError there, 0 in the one graded)")
+    (tmp_path / "attention_numpy.py").write_text(stub * 2)  # as unanswered: the notebook comes first
+    found = find_notebook(tmp_path, "attention", "attention_numpy")
+    assert found is not None and found.path.name == "attention_numpy.ipynb"
+    assert found.note == ("graded attention_numpy.ipynb: passed over attention_numpy.py (a .py file: a notebook "
+                          "comes first)")
+
+
+def test_a_module_is_cut_into_its_top_level_statements_keeping_line_numbers(tmp_path: Path):
+    path = tmp_path / "attention_numpy.py"
+    path.write_text('"""doc"""\nimport os; x = 1\n\n@staticmethod\ndef f(x:\n    pass\n\nclass A:\n    y = 2\n')
+    cells = read_cells(path)
+    assert [c.label for c in cells] == ['line 1 ("""doc""")', "line 2 (import os; x = 1)",
+                                        "line 4 (@staticmethod)", "line 8 (class A:)"]
+    assert cells[2].source == "\n\n\n@staticmethod\ndef f(x:\n    pass\n\n"  # compiled, its error is on line 5
+    with pytest.raises(SyntaxError) as error:
+        compile(cells[2].source, "<cell>", "exec")
+    assert error.value.lineno == 5
+
+
+def test_a_module_with_cell_marks_runs_those_cells_and_keeps_future_imports(tmp_path: Path):
+    path = tmp_path / "attention_numpy.py"
+    path.write_text("from __future__ import annotations\n# %%\ndef f(x: Undefined) -> None:\n    pass\n"
+                    "# %% demo\nf(1)\n")
+    cells = read_cells(path)
+    assert [c.label for c in cells] == ["line 1 (from __future__ import annotations)",
+                                        "line 2 (def f(x: Undefined) -> None:)", "line 5 (f(1))"]
+    namespace: dict[str, object] = {}
+    for cell in cells:
+        exec(compile(cell.source, "<cell>", "exec"), namespace)  # the annotation is never evaluated

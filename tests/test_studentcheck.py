@@ -97,6 +97,9 @@ def test_the_file_holds_only_public_checks():
     ("sdpa_no_scale", "scaled_dot_product_attention", "worked_example", "scale is missing"),
     ("pe_2i_slip", "positional_encoding", "worked_example", "counting the pairs"),
     ("sdpa_inverted_mask", "scaled_dot_product_attention", "masked_weights_are_zero", "exactly 0"),
+    ("softmax_no_max_shift", "softmax", "stable_for_large_inputs", "subtract each row's own maximum"),
+    ("softmax_ignores_axis", "softmax", "honours_axis", "normalise along the given axis"),
+    ("softmax_clips_inputs", "softmax", "neg_inf_gets_zero_weight", "must get weight exactly 0"),
 ])
 def test_the_classic_bugs_are_found(release: Path, poison: Path, tmp_path: Path, mutant: str, item: str,
                                     check: str, phrase: str):
@@ -164,6 +167,26 @@ def test_a_public_check_that_needs_the_reference_is_refused():
         build_check_py(bundle)
 
 
+def test_every_check_that_needs_no_reference_is_public():
+    """The rule of the YAML: a check is hidden only when it compares with the reference, so a
+    student who passes check.py meets nothing else in the grade (a hidden check that could be
+    built into check.py should be public)."""
+    could_be_public = []
+    for item in BUNDLE.assignment.items:
+        for name, _ in item.checks:
+            if name in item.public:
+                continue
+            trial = replace(item, public=(*item.public, name))
+            items = tuple(trial if i.name == item.name else i for i in BUNDLE.assignment.items)
+            try:
+                build_check_py(replace(BUNDLE, assignment=replace(BUNDLE.assignment, items=items)))
+            except GenerationError as exc:
+                assert "reference" in str(exc), exc
+            else:
+                could_be_public.append(f"{item.name}.{name}")
+    assert not could_be_public
+
+
 def test_public_checks_give_the_graders_verdicts_and_messages(release: Path, poison: Path, tmp_path: Path):
     """Every catalogue entry through the real (sandboxed) grader and through check.py, with
     check.py's seed: each public check passes in both or fails in both with one message (a
@@ -194,3 +217,58 @@ def test_public_checks_give_the_graders_verdicts_and_messages(release: Path, poi
                     assert passed == check.passed, f"{where}: grader {check.message!r}, check.py {message!r}"
                     if item.error is None:
                         assert message == check.message, where
+
+
+def _venv_with(tmp_path: Path, keep) -> Path:
+    """A fresh venv whose site-packages holds links to this environment's packages for which
+    ``keep(name)`` is true: a student's Python with only what the course promised."""
+    import numpy
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)
+    site = next((tmp_path / "venv" / "lib").glob("python3*/site-packages"))
+    ours = Path(numpy.__file__).resolve().parents[1]
+    for entry in ours.iterdir():
+        if keep(entry.name.lower()):
+            (site / entry.name).symlink_to(entry)
+    return tmp_path / "venv" / "bin" / "python"
+
+
+def test_with_only_numpy_the_numpy_notebook_is_checked_and_torch_is_named_in_one_line(release: Path, tmp_path: Path):
+    python = _venv_with(tmp_path, lambda name: name == "numpy" or name.startswith(("numpy.", "numpy-")))
+    proc = subprocess.run([str(python), str(release / "check.py")], cwd=release, capture_output=True, text=True,
+                          timeout=600)
+    reports = parse(proc.stdout)
+    assert reports[0] and all(ok for checks in reports[0].values() for ok, _ in checks.values()), proc.stdout
+    assert proc.stderr == (f"check.py: attention_torch.ipynb: needs torch, which this Python does not have; "
+                           f"install it with: {python} -m pip install torch\n")
+    assert proc.returncode == 2
+    python = _venv_with(tmp_path / "bare", lambda name: False)
+    proc = subprocess.run([str(python), str(release / "check.py")], cwd=release, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 2 and proc.stderr == (f"check.py: needs numpy, which this Python does not have; "
+                                                    f"install it with: {python} -m pip install numpy\n")
+
+
+def test_without_matplotlib_or_ipython_every_notebook_is_checked(release: Path, tmp_path: Path):
+    pytest.importorskip("torch")
+    python = _venv_with(tmp_path, lambda name: not name.startswith(("matplotlib", "mpl_toolkits", "ipython",
+                                                                    "seaborn")))
+    proc = subprocess.run([str(python), str(release / "check.py")], cwd=release, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    items = BUNDLE.assignment.items
+    assert [list(report) for report in parse(proc.stdout)] == [
+        [i.name for i in items if i.notebook == nb and i.public] for nb in BUNDLE.assignment.notebooks]
+
+
+def test_a_module_is_checked_statement_by_statement_and_a_syntax_error_names_its_line(release: Path, poison: Path,
+                                                                                     tmp_path: Path):
+    module = (BUNDLE.reference_dir / "attention_numpy.py").read_text(encoding="utf-8")
+    path = tmp_path / "attention_numpy.py"
+    path.write_text("import seaborn_is_not_here\n" + module + "\ndef broken(x:\n    return x\n", encoding="utf-8")
+    proc = run_check(release, poison, path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    line = module.count("\n") + 3
+    note = f"  note: line {line} (def broken(x:) raised SyntaxError: '(' was never closed (line {line})\n"
+    assert note in proc.stdout
+    assert "  note: line 1 (import seaborn_is_not_here) raised ModuleNotFoundError" in proc.stdout

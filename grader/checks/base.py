@@ -8,6 +8,7 @@ student-readable message; it runs in the trusted process.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -17,6 +18,7 @@ import numpy as np
 
 from .. import wire
 from ..config import Item, Tolerance
+from ..runner import ItemTimeout
 from ..wire import ForeignArray, Opaque, RaisedError
 
 if TYPE_CHECKING:
@@ -109,7 +111,9 @@ class Trial:
 
     def _call_each(self, calls: Sequence[Args], name: str) -> list[Any]:
         message = wire.Calls(name, tuple((wire.encode(list(c.args)), wire.encode(c.kwargs)) for c in calls))
-        replies = self._request(message, name)
+        running = f"{name}(...) was running on {len(calls)} inputs" if len(calls) > 1 else \
+            f"{name}({_signature(calls[0].args, calls[0].kwargs)}) was running" if calls else f"{name} was running"
+        replies = self._request(message, name, running)
         if not isinstance(replies, list) or len(replies) != len(calls):
             raise CheckFailed("the sandbox sent a malformed reply")
         return replies
@@ -126,8 +130,8 @@ class Trial:
             kwargs=wire.encode(kwargs or {}), grad_inputs=tuple(grad_inputs), fetch=tuple(fetch),
             grad_outputs=None if grad_outputs is None else wire.encode(list(grad_outputs)),
         )
-        reply = self._request(message, name)
         where = f"{name}({_signature(init, {})})" + (f".{method}(...)" if method else "")
+        reply = self._request(message, name, f"{where} was running")
         if isinstance(reply, RaisedError):
             raise CheckFailed(f"{where} raised {reply.describe()}")
         if not isinstance(reply, dict) or "not_a_module" in reply:
@@ -150,14 +154,21 @@ class Trial:
     def module_raises(self, *init: Any, name: str | None = None) -> RaisedError | None:
         """The exception building ``name(*init)`` raised, or None if it built."""
         name = name or self.item.name
-        reply = self._request(wire.ModuleCall(name, wire.encode(list(init)), None), name)
+        reply = self._request(wire.ModuleCall(name, wire.encode(list(init)), None), name,
+                              f"{name}({_signature(init, {})}) was running")
         return reply if isinstance(reply, RaisedError) else None
 
-    def _request(self, message: wire.Request, name: str) -> Any:
+    def _request(self, message: wire.Request, name: str, running: str) -> Any:
+        """``running``: what the call was doing, as the student would write it, for the
+        message if it runs out of time ("f(...) was running on 4 inputs")."""
         try:
             reply = wire.Reply.from_json(self.runner.request(message))
         except wire.WireError:
             raise CheckFailed("the sandbox sent a malformed reply") from None
+        except ItemTimeout as timeout:
+            raise ItemTimeout(f"{timeout.why} while {running} (check {self.check}); the likely "
+                              "cause is an endless loop, or a Python loop over every element that is far too "
+                              "slow (use array operations)") from None
         if reply.missing is not None:
             kind = reply.kind
             raise CheckFailed(f"{name} is not defined in your {self.item.notebook} notebook"
@@ -212,9 +223,17 @@ def fmt_index(index: Sequence[int] | tuple[Any, ...]) -> str:
     return "[" + ", ".join(str(int(i)) for i in index) + "]"
 
 
+def verb(what: str, singular: str, plural: str) -> str:
+    """The verb that agrees with ``what``: plural when its first noun is ("the weights of
+    attention ... differ", "weights returned by ... have"), singular otherwise."""
+    words = what.split()
+    head = words[1] if len(words) > 1 and words[0].lower() == "the" else words[0] if words else ""
+    return plural if re.fullmatch(r"[a-z]+[^aisu]s", head) else singular
+
+
 def expect_shape(arr: np.ndarray, shape: Sequence[int], what: str) -> None:
     if tuple(arr.shape) != tuple(shape):
-        raise CheckFailed(f"{what} has shape {tuple(arr.shape)}, expected {tuple(shape)}")
+        raise CheckFailed(f"{what} {verb(what, 'has', 'have')} shape {tuple(arr.shape)}, expected {tuple(shape)}")
 
 
 def expect_floating(arr: np.ndarray, what: str) -> None:
@@ -249,7 +268,7 @@ def expect_close(t: Trial, actual: np.ndarray, expected: np.ndarray, what: str, 
         raise CheckFailed(f"{what} has dtype {actual.dtype}, expected real numbers")
     off = discrepancy(t, actual, expected)
     if off is not None:
-        raise CheckFailed(f"{what} differs from {against}: {off}", off.margin)
+        raise CheckFailed(f"{what} {verb(what, 'differs', 'differ')} from {against}: {off}", off.margin)
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,10 @@
 """``report.html``: the class at a glance for the instructor, written at the end of the run.
 
-A histogram of the scores; each item's and each check's failure rate, worst first; the most
-common failure messages, grouped when they differ only in their numbers, with the students
-who got them; time per student with the slowest and the stopped (timed-out or crashed)
-items; the students whose notebooks were missing or unusable; a link to every student's
-feedback. Only a small row per student is kept until the end.
+A histogram of the scores; each item's and each check's failure rate, worst first; the items
+left as the stub, apart; the most common failure messages, grouped when they differ only in
+their numbers and shapes, with the students who got them; time per student with the slowest
+and the stopped (timed-out or crashed) items; the students whose notebooks were missing or
+unusable; a link to every student's feedback. Only a small row per student is kept until the end.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from ..regrade import read_regrade
 from ..report import file_problems, fmt_points
 from ..results import RunInfo, SubmissionResult
 from .html import esc, page
+from .text import not_attempted
 
 SLOWEST = 10  # students listed by time
 MESSAGES = 25  # failure messages listed
@@ -36,6 +37,7 @@ class _Row:
     seconds: float
     full: frozenset[str]  # items with full marks
     failed: tuple[tuple[str, str, str], ...]  # (item, check, message) of each failed check
+    unattempted: tuple[str, ...]  # items every check of which raised NotImplementedError: the stub
     stopped: tuple[tuple[str, str], ...]  # (item, why) for items the runner could not finish
     problems: tuple[str, ...]  # notebooks missing, renamed or unusable
 
@@ -53,16 +55,19 @@ class ClassReport:
 
     def add(self, result: SubmissionResult) -> None:
         unusable = {nb.failure for nb in result.notebooks if nb.failure}
-        failed, stopped = [], []
+        failed, stopped, unattempted = [], [], []
         for item in result.items:
             if item.error is not None and item.error in unusable:
                 continue  # listed once, with the notebook's problem
+            if not_attempted(item):
+                unattempted.append(item.name)  # counted once, apart from the failures
+                continue
             failed += [(item.name, c.name, c.message) for c in item.checks if not c.passed]
             if item.error is not None:
                 stopped.append((item.name, item.error))
         self.rows.append(_Row(result.student, result.score, result.seconds,
                               frozenset(i.name for i in result.items if i.earned >= i.points),
-                              tuple(failed), tuple(stopped), tuple(file_problems(result))))
+                              tuple(failed), tuple(unattempted), tuple(stopped), tuple(file_problems(result))))
 
     def close(self) -> None:
         assert self.assignment is not None and self.run is not None, "start() first"
@@ -131,15 +136,39 @@ def _failure_rates(assignment: Assignment, rows: list[_Row]) -> list[str]:
 
 
 def message_pattern(message: str) -> str:
-    """``message`` with its numbers (sizes, indices, counts) replaced by ``#``: messages that
-    differ only in those are one mistake."""
-    return _NUMBER.sub("#", message)
+    """``message`` with its numbers (sizes, indices, counts) replaced by ``#`` and its shapes
+    and indices by ``(#)`` and ``[#]``, whatever their length: messages that differ only in
+    those (the shapes of the calls) are one mistake."""
+    return _SHAPE.sub(r"\1#\2", _NUMBER.sub("#", message))
+
+
+_SHAPE = re.compile(r"([(\[])#(?:, ?#)*,?([)\]])")
+
+
+def _who(names: list[str]) -> str:
+    shown = ", ".join(esc(s) for s in names[:STUDENTS_NAMED])
+    return shown + (f" and {len(names) - STUDENTS_NAMED} more" if len(names) > STUDENTS_NAMED else "")
 
 
 def _messages(rows: list[_Row]) -> list[str]:
-    """Failure messages by item, the same mistake counted once per student: messages that
-    differ only in their numbers (the sizes of the inputs, say) and come from different
-    checks of an item are one mistake."""
+    """The items left as the stub, once per student and item; then the failure messages by
+    item, the same mistake counted once per student: messages that differ only in their
+    numbers and shapes (the sizes of the inputs, say), from any checks of the item, are one
+    mistake."""
+    out = ['<h2 id="unattempted">Items not attempted</h2>']
+    stubs: dict[str, list[str]] = defaultdict(list)
+    for r in rows:
+        for item in r.unattempted:
+            stubs[item].append(r.student)
+    if stubs:
+        out += ["<p>Every check of the item raised <code>NotImplementedError</code>: the released stub, "
+                "unchanged. These are not among the failures below.</p>", "<table>",
+                '<tr><th class="num">students</th><th>item</th><th>who</th></tr>']
+        out += [f'<tr><td class="num">{len(names)}</td><td><code>{esc(item)}</code></td><td>{_who(sorted(names))}'
+                "</td></tr>" for item, names in sorted(stubs.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
+        out.append("</table>")
+    else:
+        out.append("<p>None: every student attempted every item.</p>")
     groups: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)  # -> student -> first message
     checks: dict[tuple[str, str], set[str]] = defaultdict(set)
     for r in rows:
@@ -148,19 +177,17 @@ def _messages(rows: list[_Row]) -> list[str]:
             groups[key].setdefault(r.student, message)
             checks[key].add(check)
     ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:MESSAGES]
-    out = ['<h2 id="messages">Most common failures</h2>']
+    out.append('<h2 id="messages">Most common failures</h2>')
     if not ranked:
         return [*out, "<p>No check failed.</p>"]
-    out.append("<p>Messages that differ only in their numbers are counted together (one of them is shown), "
-               "once per student.</p>")
+    out.append("<p>Messages that differ only in their numbers and shapes are counted together (one of them "
+               "is shown, with the checks that gave them), once per student.</p>")
     out += ["<table>", '<tr><th class="num">students</th><th>item: message</th><th>checks</th><th>who</th></tr>']
     for key, students in ranked:
         names = sorted(students)
-        shown = ", ".join(esc(s) for s in names[:STUDENTS_NAMED])
-        more = f" and {len(names) - STUDENTS_NAMED} more" if len(names) > STUDENTS_NAMED else ""
         where = ", ".join(f"<code>{esc(c)}</code>" for c in sorted(checks[key]))
         out.append(f'<tr><td class="num">{len(names)}</td><td><code>{esc(key[0])}</code>: '
-                   f"{esc(students[names[0]])}</td><td>{where}</td><td>{shown}{more}</td></tr>")
+                   f"{esc(students[names[0]])}</td><td>{where}</td><td>{_who(names)}</td></tr>")
     return [*out, "</table>"]
 
 

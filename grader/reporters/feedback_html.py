@@ -5,13 +5,16 @@ public examples (``wants_examples``)."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from pathlib import Path
 
 from ..bundle import Bundle
 from ..filenames import safe_name
 from ..report import fmt_points
-from ..results import ItemResult, RunInfo, SubmissionResult
+from ..results import ItemResult, Picture, RunInfo, SubmissionResult
 from .html import esc, page, picture_figure
+from .text import NOT_ATTEMPTED, error_summary, not_attempted, ran_after
 
 
 class FeedbackHtml:
@@ -44,8 +47,8 @@ def feedback_html(result: SubmissionResult) -> str:
             if text:
                 body.append(f'<p class="problem"><strong>{esc(nb.notebook)}</strong>: {esc(text)}</p>')
         for cell, error in nb.cell_errors:
-            body.append(f'<p class="problem">{esc(nb.notebook)}, {esc(cell)} raised <code>{esc(_last_line(error))}'
-                        "</code> while the notebook ran (the following cells still ran).</p>")
+            body.append(f'<p class="problem">{esc(nb.notebook)}, {esc(cell)} raised '
+                        f"<code>{esc(error_summary(cell, error))}</code>{esc(ran_after(nb, cell))}</p>")
     body += ["<table>", "<tr><th>item</th><th class=\"num\">points</th></tr>"]
     body += [f'<tr><td><a href="#{_anchor(item.name)}"><code>{esc(item.name)}</code></a></td><td class="num">'
              f"{fmt_points(item.earned)} / {fmt_points(item.points)}</td></tr>" for item in result.items]
@@ -61,6 +64,8 @@ def _item(item: ItemResult, unusable: bool, number: int) -> list[str]:
            f"{fmt_points(item.earned)} / {fmt_points(item.points)}</h2>"]
     if unusable:  # said once above, for its notebook, not once per check
         return [*out, "<p>Not graded: its notebook could not be used (see above).</p>"]
+    if not_attempted(item):  # once, not once per check
+        return [*out, f"<p>{esc(NOT_ATTEMPTED[0].upper() + NOT_ATTEMPTED[1:])}.</p>"]
     out.append('<ul class="checks">')
     for c in item.checks:
         mark = '<span class="pass">&#10003; passed</span>' if c.passed else '<span class="fail">&#10007; failed</span>'
@@ -69,7 +74,7 @@ def _item(item: ItemResult, unusable: bool, number: int) -> list[str]:
     out.append("</ul>")
     if item.examples:
         out.append("<p>On the notebook's public example, your code gave (left) and should give (right):</p>")
-        out += [picture_figure(p, f"scale-{number}-{k}") for k, p in enumerate(item.examples)]
+        out += [picture_figure(p, f"scale-{number}-{k}") for k, p in enumerate(alike(item.examples))]
     if item.output:
         out += ["<p>Your code printed:</p>", f"<pre>{esc(item.output)}</pre>"]
     if item.output_dropped:
@@ -77,10 +82,35 @@ def _item(item: ItemResult, unusable: bool, number: int) -> list[str]:
     return out
 
 
+def alike(pictures: tuple[Picture, ...]) -> list[Picture]:
+    """``pictures`` with each run of pictures that show the same thing drawn once: numbered
+    alike ("head 0: ...", "head 1: ..."), with the same answer of the student's (or none, for
+    the same reason) and the same verdict. The one kept says so: "(all 4 heads alike)"."""
+    out: list[Picture] = []
+    runs: list[int] = []
+    for p in pictures:
+        last = out[-1] if out else None
+        if last is not None and _same(last, p):
+            runs[-1] += 1
+        else:
+            out.append(p)
+            runs.append(1)
+    kept = []
+    for p, count in zip(out, runs, strict=True):
+        if count > 1:
+            word = re.match(r"(\w+) \d+: ", p.title)
+            what = f"{word.group(1)}s" if word else "pictures"
+            title = (p.title[word.end():] if word else p.title) + f" (all {count} {what} alike)"
+            p = replace(p, title=title)
+        kept.append(p)
+    return kept
+
+
+def _same(a: Picture, b: Picture) -> bool:
+    numbered = re.sub(r"\d+", "#", a.title) == re.sub(r"\d+", "#", b.title)
+    same_answer = a.student == b.student and a.wrong == b.wrong and a.note == b.note and a.kind == b.kind
+    return numbered and same_answer and (a.student is None or a.expected == b.expected)
+
+
 def _anchor(name: str) -> str:
     return "item-" + "".join(c if c.isalnum() or c in "-_" else "-" for c in name)
-
-
-def _last_line(text: str) -> str:
-    lines = text.strip().splitlines()
-    return (lines[-1] if lines else text)[:300]

@@ -9,6 +9,7 @@ from ..bundle import Bundle
 from ..filenames import safe_name
 from ..report import fmt_points
 from ..results import RunInfo, SubmissionResult
+from .text import NOT_ATTEMPTED, error_summary, not_attempted, ran_after
 
 
 class FeedbackMarkdown:
@@ -40,8 +41,8 @@ def feedback(result: SubmissionResult) -> str:
         if nb.note:
             lines += [f"> **{nb.notebook}**: {nb.note}", ""]
         for cell, error in nb.cell_errors:
-            lines += [f"> {nb.notebook}, {cell.replace('`', chr(39))} raised `{_one_line(error)}` while the "
-                      "notebook ran (the following cells still ran).", ""]
+            summary = error_summary(cell, error).replace("`", "'")
+            lines += [f"> {nb.notebook}, {cell.replace('`', chr(39))} raised `{summary}`{ran_after(nb, cell)}", ""]
     lines += ["| item | points |", "| --- | --- |"]
     lines += [f"| `{item.name}` | {fmt_points(item.earned)} / {fmt_points(item.points)} |" for item in result.items]
     lines.append("")
@@ -53,6 +54,9 @@ def feedback(result: SubmissionResult) -> str:
         if item.error in unusable:
             continue  # said once above, for its notebook, not once per check
         lines += [f"## `{item.name}`: {fmt_points(item.earned)} / {fmt_points(item.points)}", ""]
+        if not_attempted(item):  # once, not once per check
+            lines += [f"{NOT_ATTEMPTED[0].upper()}{NOT_ATTEMPTED[1:]}.", ""]
+            continue
         for c in item.checks:
             mark = "passed" if c.passed else "**failed**"
             detail = "" if c.passed else f": {c.message}"
@@ -61,8 +65,3 @@ def feedback(result: SubmissionResult) -> str:
             lines += ["", "Your code printed:", "", "```text", item.output.replace("```", "ʼʼʼ"), "```"]
         lines.append("")
     return "\n".join(lines) + "\n"
-
-
-def _one_line(text: str) -> str:
-    first = text.strip().splitlines()[-1] if text.strip() else text
-    return first.replace("`", "'")[:300]

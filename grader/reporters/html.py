@@ -36,6 +36,7 @@ ul.checks { list-style: none; padding-left: 0.3em; }
 # a kind compare by eye.
 _COLOURS = {"weights": ("viridis", 0.0, 1.0), "mask": ("cividis", 0.0, 1.0), "table": ("RdBu", -1.0, 1.0)}
 _ANNOTATE_UP_TO = 6  # tables with at most this many rows and columns show their numbers too
+_NAN = "#ff00ff"  # a NaN or infinite entry, in every colour map (the legend says so when there is one)
 
 
 def esc(text: str) -> str:
@@ -64,10 +65,16 @@ def picture_figure(p: Picture, uid: str) -> str:
     wrong = p.wrong[:_MAX_OUTLINED] if outlined else ()
     panels = [_panel(p, student, "your code", "student", cw, ch, 0, wrong),
               _panel(p, expected, "expected", "expected", cw, ch, width + gap, ())]
-    legend = _legend(p.kind, 2 * width + gap + 14, margin_top, min(rows * ch, 200), uid)
+    scale = min(rows * ch, 200) if p.kind != "mask" else 32
+    legend = _legend(p.kind, 2 * width + gap + 14, margin_top, scale, uid)
     total_w, total_h = 2 * width + gap + (120 if p.kind == "mask" else 80), height + 26
+    if student is not None and not np.isfinite(student).all():  # the colour of NaN, said once
+        legend += (f'<rect x="{2 * width + gap + 14}" y="{margin_top + scale + 14}" width="12" height="12" '
+                   f'fill="{_NAN}"/><text x="{2 * width + gap + 30}" y="{margin_top + scale + 24}">NaN or inf</text>')
+        total_w = max(total_w, 2 * width + gap + 110)
+        total_h = max(total_h, margin_top + scale + 34)
     if p.wrong and not outlined:
-        panels.append(_differences(p.wrong, rows, cols, cw, ch, total_w))
+        panels.append(_differences(p, p.wrong, rows, cols, cw, ch, total_w))
         total_w += width + 20
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{total_w}" height="{total_h}" '
            f'viewBox="0 0 {total_w} {total_h}" font-family="sans-serif" font-size="11" shape-rendering="crispEdges" '
@@ -120,24 +127,33 @@ def _panel(p: Picture, values: np.ndarray | None, label: str, role: str, cw: int
                 ink = "#fff" if _dark(v, kind) else "#000"
                 parts.append(f'<text x="{left + j * cw + cw // 2}" y="{top + i * ch + ch // 2 + 4}" '
                              f'text-anchor="middle" fill="{ink}">{_cell_text(v, kind)}</text>')
-    step_c, step_r = max(1, (cols + 7) // 8), max(1, (rows + 9) // 10)
-    parts += [f'<text x="{left + j * cw + cw // 2}" y="{top - 4}" text-anchor="middle" fill="#555">{j}</text>'
-              for j in range(0, cols, step_c)]
-    parts += [f'<text x="{left - 4}" y="{top + i * ch + ch // 2 + 4}" text-anchor="end" fill="#555">{i}</text>'
-              for i in range(0, rows, step_r)]
-    parts.append(f'<text x="{left}" y="{top - 20}" fill="#555">{esc(p.columns)} &#8594;, '
-                 f"{esc(p.rows)} &#8595;</text>")
+    parts += _axes(p, left, top, rows, cols, cw, ch)
     parts += [f'<rect x="{left + j * cw + 1}" y="{top + i * ch + 1}" width="{cw - 2}" height="{ch - 2}" '
               'fill="none" stroke="#e00000" stroke-width="2.5"/>' for i, j in wrong if i < rows and j < cols]
     parts.append("</g>")
     return "".join(parts)
 
 
-def _differences(wrong: Sequence[tuple[int, int]], rows: int, cols: int, cw: int, ch: int, x0: int) -> str:
-    """Where the student's table differs from the expected one: red cells on white."""
+def _axes(p: Picture, left: int, top: int, rows: int, cols: int, cw: int, ch: int) -> list[str]:
+    """A panel's row and column numbers (every few, for a large table) and the axes' names."""
+    step_c, step_r = max(1, (cols + 7) // 8), max(1, (rows + 9) // 10)
+    parts = [f'<text x="{left + j * cw + cw // 2}" y="{top - 4}" text-anchor="middle" fill="#555">{j}</text>'
+             for j in range(0, cols, step_c)]
+    parts += [f'<text x="{left - 4}" y="{top + i * ch + ch // 2 + 4}" text-anchor="end" fill="#555">{i}</text>'
+              for i in range(0, rows, step_r)]
+    parts.append(f'<text x="{left}" y="{top - 20}" fill="#555">{esc(p.columns)} &#8594;, '
+                 f"{esc(p.rows)} &#8595;</text>")
+    return parts
+
+
+def _differences(p: Picture, wrong: Sequence[tuple[int, int]], rows: int, cols: int, cw: int, ch: int,
+                 x0: int) -> str:
+    """Where the student's table differs from the expected one: red cells on white, with the
+    same row and column numbers as the two tables."""
     left, top = x0 + 34, _TOP
     parts = ['<g class="differences">', f'<text x="{left}" y="14" font-weight="bold">where they differ</text>',
-             f'<rect x="{left}" y="{top}" width="{cols * cw}" height="{rows * ch}" fill="#fff" stroke="#999"/>']
+             f'<rect x="{left}" y="{top}" width="{cols * cw}" height="{rows * ch}" fill="#fff" stroke="#999"/>',
+             *_axes(p, left, top, rows, cols, cw, ch)]
     parts += [f'<rect x="{left + j * cw}" y="{top + i * ch}" width="{cw}" height="{ch}" fill="#e00000"/>'
               for i, j in wrong if i < rows and j < cols]
     parts.append("</g>")
@@ -169,7 +185,7 @@ def _colours(values: np.ndarray, kind: str) -> list[list[str]]:
         steps = np.clip((np.nan_to_num(values, nan=low) - low) / (high - low) * 255, 0, 255).round().astype(int)
     table = _palette(kind)
     bad = ~np.isfinite(values)
-    return [["#ff00ff" if b else table[k] for k, b in zip(row, bad_row, strict=True)]
+    return [[_NAN if b else table[k] for k, b in zip(row, bad_row, strict=True)]
             for row, bad_row in zip(steps.tolist(), bad.tolist(), strict=True)]
 
 

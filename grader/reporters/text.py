@@ -4,13 +4,14 @@ and of a submission, and one JSON file per student."""
 from __future__ import annotations
 
 import json
+import re
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, ClassVar
 
 from ..bundle import Bundle
 from ..filenames import safe_name
-from ..results import CheckResult, ItemResult, RunInfo, SubmissionResult
+from ..results import CheckResult, ItemResult, NotebookReport, RunInfo, SubmissionResult
 
 
 class JsonPerStudent(ABC):
@@ -36,6 +37,15 @@ class JsonPerStudent(ABC):
         return None
 
 
+def not_attempted(item: ItemResult) -> bool:
+    """Every check of ``item`` failed on the stub's ``NotImplementedError``: the student left
+    the released stub as it was."""
+    return bool(item.checks) and all(not c.passed and "NotImplementedError" in c.message for c in item.checks)
+
+
+NOT_ATTEMPTED = "not attempted: every check raised NotImplementedError (the exercise's stub is unchanged)"
+
+
 def check_output(item: ItemResult, check: CheckResult) -> str:
     """What a check's test shows: why it failed (the property that broke), or that it passed."""
     if check.passed:
@@ -53,10 +63,27 @@ def submission_notes(result: SubmissionResult) -> list[str]:
         if nb.note:
             lines.append(f"{nb.notebook}: {nb.note}")
         for cell, error in nb.cell_errors:
-            last = error.strip().splitlines()[-1] if error.strip() else error
-            lines.append(f"{nb.notebook}, {cell} raised {last[:300]} while the notebook ran "
-                         "(the following cells still ran).")
+            lines.append(f"{nb.notebook}, {cell} raised {error_summary(cell, error)}{ran_after(nb, cell)}")
     return lines
+
+
+def error_summary(cell: str, error: str) -> str:
+    """A cell's error in one line: its last line (``Type: message``), and for a syntax error
+    the line it is on (of the file for a module's statement, of the cell in a notebook)."""
+    lines = error.strip().splitlines()
+    text = lines[-1] if lines else error
+    where = re.match(r'\s*File "[^"]*", line (\d+)', lines[0]) if len(lines) > 1 else None
+    if where and text.startswith(("SyntaxError", "IndentationError", "TabError")):
+        text += f" (line {where.group(1)}{'' if cell.startswith('line ') else ' of the cell'})"
+    return text[:300]
+
+
+def ran_after(nb: NotebookReport, cell: str) -> str:
+    """The end of the sentence about a cell that raised: whether the rest still ran."""
+    if not nb.ran_after(cell):
+        return " while the notebook ran."
+    rest = "the statements after it" if cell.startswith("line ") else "the following cells"
+    return f" while the notebook ran ({rest} still ran)."
 
 
 def all_unusable(result: SubmissionResult) -> bool:

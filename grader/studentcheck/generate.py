@@ -264,7 +264,10 @@ def build_check_py(bundle: Bundle) -> str:
     collector = _Collector(engine=("grader", registry_module), private=(bundle.reference_dir.name,))
     spec: dict[str, Any] = {"assignment": bundle.name, "seed": SEED,
                             "load_seconds": bundle.assignment.limits.load_seconds,
-                            "item_seconds": bundle.assignment.limits.item_seconds, "notebooks": {}}
+                            "item_seconds": bundle.assignment.limits.item_seconds,
+                            # modules the notebooks need: one missing makes a notebook uncheckable
+                            "modules": sorted({name.split(".")[0] for name in bundle.warm}),
+                            "notebooks": {}}
     table: list[tuple[str, str, str]] = []
     for item in bundle.assignment.items:
         if not item.public:
@@ -299,7 +302,7 @@ def build_check_py(bundle: Bundle) -> str:
         "",
         "from __future__ import annotations",
         "",
-        *sorted(set(collector.externals.values())),
+        *_imports(sorted(set(collector.externals.values()))),
         "",
         *(f"{part}\n\n" for part in body),
         f"SPEC = {pprint.pformat(spec, width=100, sort_dicts=False)}",
@@ -310,6 +313,23 @@ def build_check_py(bundle: Bundle) -> str:
         "    run_as_script(SPEC, CHECKS, __file__)",
         "",
     ])
+
+
+def _imports(statements: list[str]) -> list[str]:
+    """The standard library's imports, then the others, which say in one line what to install
+    where they are missing (a student's Python may lack numpy)."""
+    def top(statement: str) -> str:
+        return statement.split()[1].split(".")[0]
+
+    standard = [s for s in statements if top(s) in sys.stdlib_module_names]
+    others = [s for s in statements if top(s) not in sys.stdlib_module_names]
+    if not others:
+        return standard
+    return [*standard, *([] if "import sys" in standard else ["import sys"]), "try:",
+            *(f"    {s}" for s in others), "except ModuleNotFoundError as missing:",
+            "    print(f\"check.py: needs {missing.name}, which this Python does not have; install it with: \"",
+            "          f\"{sys.executable} -m pip install {missing.name}\", file=sys.stderr)",
+            "    sys.exit(2)"]
 
 
 def _registry_module(bundle: Bundle) -> str:

@@ -15,6 +15,7 @@ import importlib.util
 import json
 import os
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -27,7 +28,9 @@ from typing import IO, TYPE_CHECKING, Any, cast
 from ..checks.base import CheckFailed, Trial
 from ..config import Item, Tolerance
 from ..load import read_cells
+from ..reporters.text import error_summary
 from ..run import seed_for
+from ..sandbox.nullplot import Null, install
 from ..sandbox.serve import exec_cell, handle, new_namespace
 
 if TYPE_CHECKING:
@@ -75,6 +78,36 @@ def without_ipython() -> None:
     sys.modules[transformers.__name__] = transformers
 
 
+class _StandIn(types.ModuleType):
+    """``matplotlib`` where it is not installed: every name is a stand-in that draws nothing."""
+
+    __path__: list[str] = []  # a package, so that ``import matplotlib.pyplot`` finds pyplot
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return Null()
+
+
+def without_figures() -> None:
+    """Figures are not checked, as in the grader: pyplot (and seaborn) draw nothing, and a
+    notebook whose first cell imports ``matplotlib.pyplot`` runs where matplotlib is missing."""
+    if importlib.util.find_spec("matplotlib") is None:
+        sys.modules["matplotlib"] = _StandIn("matplotlib")
+    install()  # the grader's stand-in for pyplot
+
+
+def missing_module(errors: list[tuple[str, str]], needed: list[str]) -> str | None:
+    """The first module the assignment needs (``needed``) that a cell could not import because
+    it is not installed, or None."""
+    for _, error in errors:
+        match = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", error)
+        name = match.group(1).split(".")[0] if match else None
+        if name in needed and importlib.util.find_spec(name) is None:
+            return name
+    return None
+
+
 def main(argv: list[str], spec: dict[str, Any], checks: dict[tuple[str, str], Callable[[Trial], None]],
          script: str) -> int:
     """Check the files named in ``argv`` (default: the notebooks beside ``script``); 0 when
@@ -83,15 +116,22 @@ def main(argv: list[str], spec: dict[str, Any], checks: dict[tuple[str, str], Ca
         return child_main(json.loads(argv[1]), spec, checks)
     try:
         targets = find_targets(argv, spec, Path(script).resolve().parent)
-        passed = total = 0
-        for path, notebook in targets:
-            done, count = check_file(path, notebook, spec, script)
-            passed, total = passed + done, total + count
     except UsageError as exc:
         print(f"check.py: {exc}", file=sys.stderr)
         return 2
+    passed = total = unusable = 0
+    for path, notebook in targets:
+        try:  # a file that cannot be checked is said in one line; the others are still checked
+            done, count = check_file(path, notebook, spec, script)
+        except UsageError as exc:
+            print(f"check.py: {exc}", file=sys.stderr)
+            unusable += 1
+            continue
+        passed, total = passed + done, total + count
+    if unusable == len(targets):
+        return 2
     print(f"{passed} of {total} public checks passed. The grader runs these and more (hidden) checks.")
-    return 0 if passed == total else 1
+    return 2 if unusable else 0 if passed == total else 1
 
 
 def find_targets(argv: list[str], spec: dict[str, Any], here: Path) -> list[tuple[Path, str]]:
@@ -182,7 +222,7 @@ def run_child(path: Path, notebook: str, items: list[str], results: dict[str, li
             if "loaded" in message:
                 if report_load:
                     for label, error in message["loaded"]:
-                        print(f"  note: {label} raised {error}")
+                        print(f"  note: {label} raised {error_summary(label, error)}")
             elif "check" in message:
                 item, name = message["check"]
                 results[item].append((name, message["passed"], message["message"]))
@@ -223,6 +263,7 @@ def child_main(request: dict[str, Any], spec: dict[str, Any],
         out.flush()
 
     without_ipython()
+    without_figures()
     path, notebook = Path(request["path"]), request["notebook"]
     try:
         cells = read_cells(path)
@@ -235,6 +276,11 @@ def child_main(request: dict[str, Any], spec: dict[str, Any],
         error = exec_cell(cell.number, cell.source, namespace)
         if error is not None:
             errors.append((cell.label, error))
+    missing = missing_module(errors, spec["modules"])
+    if missing is not None:
+        send({"unusable": f"{path.name}: needs {missing}, which this Python does not have; install it with: "
+                          f"{sys.executable} -m pip install {missing}"})
+        return 2
     send({"loaded": errors})
     runner = cast("Runner", LocalRunner(namespace))  # it answers requests: all a check uses
     specs = {item["name"]: item for item in spec["notebooks"][notebook]}
@@ -262,7 +308,11 @@ def child_main(request: dict[str, Any], spec: dict[str, Any],
 def run_as_script(spec: dict[str, Any], checks: dict[tuple[str, str], Callable[[Trial], None]],
                   script: str) -> None:
     """``python check.py`` exits with the status; ``%run check.py`` in a notebook only prints."""
-    status = main(sys.argv[1:], spec, checks, script)
+    try:
+        status = main(sys.argv[1:], spec, checks, script)
+    except BrokenPipeError:  # its reader stopped early (``| head``): nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
     shell = sys.modules.get("IPython")
     if shell is not None and getattr(shell, "get_ipython", lambda: None)() is not None:
         return

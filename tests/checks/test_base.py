@@ -86,7 +86,7 @@ def test_expect_close_gives_the_size_and_the_margin_never_the_values():
     with pytest.raises(CheckFailed) as info:
         expect_close(trial, actual, expected, "the weights", "the definition softmax(...)")
     message = info.value.message
-    assert message == ("the weights differs from the definition softmax(...): by up to 2.5e-01 "
+    assert message == ("the weights differ from the definition softmax(...): by up to 2.5e-01 "
                        "(tolerance 2.0e-05) at [1, 0]; 1 of 4 entries are outside the tolerance")
     assert info.value.margin == pytest.approx(0.25 / 2e-5)
     actual[0, 1] = np.nan

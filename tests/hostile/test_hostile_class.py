@@ -589,7 +589,8 @@ HOSTILE = {
     "walk_disk": Student(appended(WALK_DISK), control={"softmax": NAN_SOFTMAX}),
     "exit_at_import": Student(appended("import sys\nsys.exit(3)\n")),
     "os_exit_at_import": Student(appended("import os\nos._exit(0)\n"), zero=NUMPY_ITEMS),
-    "system_exit_first": Student("raise SystemExit('before anything')\n" + NUMPY, zero=NUMPY_ITEMS),
+    # A .py runs statement by statement, as a notebook runs its cells: the exit costs only itself.
+    "system_exit_first": Student("raise SystemExit('before anything')\n" + NUMPY),
     "exits_in_calls": Student(
         appended(EXITS_IN_CALLS), zero=("softmax", "causal_mask", "padding_mask")
     ),
@@ -949,6 +950,8 @@ def test_exits_and_crashes_are_reported(corpus):
         "SystemExit" in error
         for _, error in results["exit_at_import"]["notebooks"][0]["cell_errors"]
     )
+    assert results["system_exit_first"]["notebooks"][0]["cell_errors"] == [
+        ["line 1 (raise SystemExit('before anything'))", "SystemExit: before anything"]]
     assert "stopped" in results["os_exit_at_import"]["notebooks"][0]["failure"]
     assert "took longer than" in results["sleep_at_import"]["notebooks"][0]["failure"]
     items = {i["name"]: i for i in results["exits_in_calls"]["items"]}

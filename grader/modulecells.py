@@ -1,0 +1,122 @@
+"""A ``.py`` submission cut into cells, as a notebook's would be: its ``# %%`` cells, else its
+top-level statements (found with ``ast``, which reads the text and runs nothing). Part of
+reading a submission (``grader.load``)."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+MAX_SPLIT_CHARS = 1024 * 1024  # a larger .py file runs as one cell (real ones are some 20 KB)
+
+_CELL_MARK = re.compile(r"#\s*%%")  # a ``# %%`` cell, as in VS Code, Spyder and jupytext
+
+
+def module_cells(text: str) -> list[tuple[int, str, str]]:
+    """A ``.py`` file as a notebook would run it: its ``# %%`` cells where it has them, else
+    each top-level statement, in order, so that a statement that fails (a missing optional
+    module, a slow demonstration) costs only what it defines. Each cell is (its first line,
+    its source, the line its label shows); the source keeps its lines' numbers (it is padded
+    with blank lines), so a traceback or a SyntaxError names the line of the file."""
+    text = text.replace("\r\n", "\n")
+    if len(text) > MAX_SPLIT_CHARS:  # parsing it here would cost the trusted process too much
+        return [(1, text, "")]
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    if any(_CELL_MARK.match(line) for line in lines):
+        starts = [0] + [i for i, line in enumerate(lines) if _CELL_MARK.match(line)]
+        pieces = [(a, lines[a:b]) for a, b in zip(starts, starts[1:] + [len(lines)], strict=True)]
+    else:
+        pieces = [(a, lines[a:b]) for a, b in _statements(lines)]
+    future = _future_imports(text)
+    cells: list[tuple[int, str, str]] = []
+    for start, piece in pieces:
+        body = [line for line in piece if line.strip() and not _CELL_MARK.match(line)]
+        if not body:
+            continue
+        if future and start > 0:  # the file's __future__ imports hold for every statement
+            source = future + "\n" * start + "".join(piece)
+        else:
+            source = "\n" * start + "".join(piece)
+        cells.append((start + 1, source, body[0]))
+    return cells
+
+
+def _statements(lines: list[str]) -> list[tuple[int, int]]:
+    """(first, end) line indexes of each top-level statement of ``lines`` (statements that
+    share a line go together). A part that does not parse becomes one piece, from the
+    top-level line its error is in to the next top-level line, for the sandbox to report; past
+    ``_MAX_PIECES`` pieces or syntax errors, the rest is one piece."""
+    pieces: list[tuple[int, int]] = []
+    offset, errors = 0, 0
+    while offset < len(lines):
+        rest = lines[offset:]
+        try:
+            tree = ast.parse("".join(rest))
+        except SyntaxError as exc:
+            errors += 1
+            error = min(max((exc.lineno or 1) - 1, 0), len(rest) - 1)
+            first = max((i for i in range(error + 1) if _top_level(rest[i])), default=0)
+            while first > 0 and rest[first - 1].startswith("@"):
+                first -= 1
+            end = min((i for i in range(error + 1, len(rest)) if _top_level(rest[i])), default=len(rest))
+            if errors > _MAX_ERRORS:
+                end = len(rest)
+            head = _parsed(rest[:first], offset)
+            pieces += head if head is not None else [(offset, offset + first)]
+            pieces.append((offset + first, offset + end))
+            offset += end
+            continue
+        except (ValueError, RecursionError, MemoryError):  # not for the parser: one piece
+            pieces.append((offset, len(lines)))
+            break
+        pieces += _pieces(tree, offset)
+        break
+    pieces = [(a, b) for a, b in pieces if b > a]
+    if len(pieces) > _MAX_PIECES:
+        pieces = pieces[:_MAX_PIECES - 1] + [(pieces[_MAX_PIECES - 1][0], pieces[-1][1])]
+    return pieces
+
+
+_MAX_PIECES = 1000  # cells of one module: each costs the sandbox a message
+_MAX_ERRORS = 20  # each syntax error costs a parse of the rest of the file
+
+
+def _parsed(lines: list[str], offset: int) -> list[tuple[int, int]] | None:
+    try:
+        return _pieces(ast.parse("".join(lines)), offset)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _pieces(tree: ast.Module, offset: int) -> list[tuple[int, int]]:
+    pieces: list[tuple[int, int]] = []
+    for node in tree.body:
+        decorators = getattr(node, "decorator_list", [])
+        first = offset + min([node.lineno] + [d.lineno for d in decorators]) - 1
+        end = offset + (node.end_lineno or node.lineno)
+        if pieces and first < pieces[-1][1]:  # on the line where the last one ends
+            pieces[-1] = (pieces[-1][0], max(end, pieces[-1][1]))
+        else:
+            pieces.append((first, end))
+    return pieces
+
+
+def _top_level(line: str) -> bool:
+    """A line that may begin a statement of its own: code in column 0 that does not go on
+    an earlier one."""
+    return bool(line[:1].strip()) and not line.startswith(
+        ("#", "@", ")", "]", "}", "else", "elif", "except", "finally"))
+
+
+def _future_imports(text: str) -> str:
+    """The file's ``from __future__`` imports on one line, or ""."""
+    if "__future__" not in text:
+        return ""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ""
+    names = [alias.name for node in tree.body if isinstance(node, ast.ImportFrom) and node.module == "__future__"
+             for alias in node.names]
+    return f"from __future__ import {', '.join(names)}" if names else ""
