@@ -227,7 +227,7 @@ class SandboxRunner:
     def _load(self, source: SourceFile, load_deadline: float) -> tuple[LoadReport, int | None]:
         """The load's report, or the number of a cell that overran ``cell_seconds`` (to be
         left out) while the load as a whole still had time."""
-        numbers = {c.number for c in source.cells}
+        labels: dict[Any, str] = {c.number: c.label for c in source.cells}  # "code cell 3 (...)", "line 12 (...)"
         self.deadline = min(load_deadline, time.monotonic() + self.limits.cell_seconds)
         cell = None
         try:
@@ -245,12 +245,12 @@ class SandboxRunner:
                 else:
                     self._lose("the sandbox sent an unexpected message while loading")
         except ItemTimeout:
-            if cell in numbers and time.monotonic() < load_deadline:
+            if cell in labels and time.monotonic() < load_deadline:
                 return LoadReport((), "", None), cell
             return LoadReport((), self._take_output(), "running the notebook's cells took longer "
-                              f"than {self.limits.load_seconds:g} s (stopped in code cell {cell})"), None
+                              f"than {self.limits.load_seconds:g} s (stopped in {labels.get(cell, cell)})"), None
         except RunnerLost as lost:
-            where = f" while running code cell {cell}" if cell is not None else ""
+            where = f" while running {labels.get(cell, cell)}" if cell is not None else ""
             return LoadReport((), self._take_output(),
                               f"the notebook's process stopped{where}: {lost.why}"), None
 
