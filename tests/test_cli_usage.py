@@ -101,8 +101,8 @@ def test_misnamed_misplaced_and_unreadable_notebooks_are_graded_and_listed(tmp_p
     proc = cli("grade", str(class_dir), "--out", str(tmp_path / "out"), "--seed", "3", "--jobs", "2", "--no-progress")
     assert proc.returncode == 0, proc.stderr
     grades = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()
-    assert [line.split(",")[:2] for line in grades[1:]] == [["copied", "100"], ["garbled", "30"],
-                                                            ["nested", "100"], ["partial", "70"]]
+    assert [line.split(",")[:2] for line in grades[1:]] == [["copied", "145"], ["garbled", "50"],
+                                                            ["nested", "145"], ["partial", "95"]]
     out = proc.stdout
     assert "  copied: attention_numpy: graded attention_numpy (1).py: its name is not attention_numpy.py" in out
     assert ("  nested: attention_numpy: graded upload/attention_numpy.py: it is not in the student's folder "
