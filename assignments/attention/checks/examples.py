@@ -206,8 +206,11 @@ def luong_module_example(t: Trial) -> Sequence[Picture]:
     pictures = []
     for method in LUONG_METHODS:
         rng = _public_rng()
-        state = ({} if method == "dot" else _linear_state(rng, "W", hidden, hidden, False) if method == "general"
-                 else {**_linear_state(rng, "W", 2 * hidden, hidden, True), **_linear_state(rng, "v", hidden, 1, False)})
+        state: dict[str, np.ndarray] = {}
+        if method == "general":
+            state = _linear_state(rng, "W", hidden, hidden, False)
+        elif method == "concat":
+            state = {**_linear_state(rng, "W", 2 * hidden, hidden, True), **_linear_state(rng, "v", hidden, 1, False)}
         args = [rng.standard_normal((2, hidden)).astype(np.float32),
                 rng.standard_normal((2, 6, hidden)).astype(np.float32),
                 rng.standard_normal((2, 6, 3)).astype(np.float32), mask]

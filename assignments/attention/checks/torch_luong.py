@@ -116,7 +116,8 @@ def luong_definition_cases(t: Trial, method: str) -> None:
 def luong_masked_keys(t: Trial, method: str) -> None:
     """Public: exactly 0 where the mask blocks and rows summing to 1 (no reference needed)."""
     for batch, lk, mask in [(4, 6, lengths_mask(t, 4, 6)), (3, 7, random_mask(t.rng, (3, 7)))]:
-        what = f"{LUONG_MODULE}({LUONG_HIDDEN}, method={method!r}).forward(query, keys, values, mask) with B={batch}, Lk={lk}"
+        what = (f"{LUONG_MODULE}({LUONG_HIDDEN}, method={method!r}).forward(query, keys, values, mask) "
+                f"with B={batch}, Lk={lk}")
         reply = t.module(LUONG_HIDDEN, method, state=luong_state(t, method),
                          args=[f32(t, batch, LUONG_HIDDEN), f32(t, batch, lk, LUONG_HIDDEN),
                                f32(t, batch, lk, LUONG_DV), mask])
