@@ -72,3 +72,9 @@ def test_every_port_names_its_source() -> None:
     for entry in ports:
         source = entry.code.split("# Source:", 1)[1].split("\n", 1)[0]
         assert len(source.strip()) > 10, entry.name
+
+
+def test_entry_names_are_unique_across_mutants_and_alternatives() -> None:
+    """Tests and the audit look entries up by name: a mutant and an alternative must not share one."""
+    names = [e.name for e in load_catalogue(BUNDLE)]
+    assert len(names) == len(set(names)), sorted(n for n in set(names) if names.count(n) > 1)

@@ -23,6 +23,7 @@ pytest.importorskip("torch")
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 SAMPLE = BUNDLE.root / "sample_class"
 LMS = BUNDLE.root / samples.FOLDER
+MAX = f"{BUNDLE.assignment.max_score:g}"
 STUDENTS = samples.sample_students(SAMPLE, BUNDLE.assignment.name, BUNDLE.assignment.notebooks)
 
 
@@ -107,7 +108,7 @@ def test_the_newest_resubmission_is_graded_and_the_summary_says_which(runs):
     assert f"{first.canvas_student}: attention_numpy: graded {taken}, the newest of 2" in stdout
     files = json.loads((out / "results.json").read_text())["run"]["lms"]["students"][first.canvas_student]["files"]
     assert files["attention_numpy"].endswith("_attention_numpy-1.ipynb")
-    assert scores(out)[first.canvas_student]["score"] == "100"
+    assert scores(out)[first.canvas_student]["score"] == MAX
 
 
 def test_canvas_csv_parses_back_and_agrees_with_grades_csv(runs):
@@ -135,8 +136,8 @@ def test_moodle_csv_parses_back_and_agrees_with_grades_csv(runs):
             identifier = f"Participant {student.moodle_id}" if run == "moodle" else getattr(student, key)
             row = by_identifier[identifier]
             assert row["Grade"] == grades[getattr(student, key)]["score"]
-            assert row["Maximum Grade"] == "100"
-            assert row["Feedback comments"].startswith(f"Score: {row['Grade']} / 100")
+            assert row["Maximum Grade"] == MAX
+            assert row["Feedback comments"].startswith(f"Score: {row['Grade']} / {MAX}")
 
 
 def test_a_regrade_with_a_new_seed_changes_nobody_and_says_so(runs, tmp_path):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.config import DEFAULT_ASSIGNMENT
+from grader.config import DEFAULT_ASSIGNMENT, load_assignment
 
 REFERENCE = Path(__file__).resolve().parents[1] / "reference"
 SAMPLE = DEFAULT_ASSIGNMENT.parent / "sample_class"
@@ -103,8 +103,8 @@ def test_misnamed_misplaced_and_unreadable_notebooks_are_graded_and_listed(tmp_p
     proc = cli("grade", str(class_dir), "--out", str(tmp_path / "out"), "--seed", "3", "--jobs", "2", "--no-progress")
     assert proc.returncode == 0, proc.stderr
     grades = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()
-    assert [line.split(",")[:2] for line in grades[1:]] == [["copied", "100"], ["garbled", "30"],
-                                                            ["nested", "100"], ["partial", "70"]]
+    assert [line.split(",")[:2] for line in grades[1:]] == [["copied", "145"], ["garbled", "50"],
+                                                            ["nested", "145"], ["partial", "95"]]
     out = proc.stdout
     assert "  copied: attention_numpy: graded attention_numpy (1).py: its name is not attention_numpy.py" in out
     assert ("  nested: attention_numpy: graded upload/attention_numpy.py: it is not in the student's folder "
@@ -127,8 +127,9 @@ def test_a_finished_module_beats_an_untouched_stub_notebook_and_the_stub_is_repo
                "--no-progress")
     assert proc.returncode == 0, proc.stderr
     grades = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()
-    assert grades[1].split(",")[:2] == ["both", "70"]  # every NumPy item, from the .py
-    note = ("graded attention_numpy.py: passed over attention_numpy.ipynb (9 exercises still raising "
+    items = load_assignment(DEFAULT_ASSIGNMENT).items_of("attention_numpy")
+    assert grades[1].split(",")[:2] == ["both", f"{sum(i.points for i in items):g}"]  # every NumPy item, from the .py
+    note = (f"graded attention_numpy.py: passed over attention_numpy.ipynb ({len(items)} exercises still raising "
             "NotImplementedError there, 0 in the one graded)")
     assert f"  both: attention_numpy: {note}" in proc.stdout
     assert note in (tmp_path / "out" / "feedback" / "both.md").read_text(encoding="utf-8")
@@ -148,7 +149,8 @@ def test_a_module_runs_statement_by_statement_and_a_syntax_error_names_its_line(
                "--no-progress")
     assert proc.returncode == 0, proc.stderr
     grades = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()
-    assert grades[1].split(",")[:2] == ["modules", "70"]  # the failing import cost no definition
+    numpy_points = sum(i.points for i in load_assignment(DEFAULT_ASSIGNMENT).items_of("attention_numpy"))
+    assert grades[1].split(",")[:2] == ["modules", f"{numpy_points:g}"]  # the failing import cost no definition
     feedback = (tmp_path / "out" / "feedback" / "modules.md").read_text(encoding="utf-8")
     assert ("line 1 (import seaborn_is_not_here) raised `ModuleNotFoundError: No module named "
             "'seaborn_is_not_here'` while the notebook ran (the statements after it still ran).") in feedback

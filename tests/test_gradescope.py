@@ -73,7 +73,7 @@ def test_run_autograder_grades_the_submission_into_gradescopes_format(root: Path
     text = (root / "results" / "results.json").read_text(encoding="utf-8")
     data = json.loads(text)
     jsonschema.validate(data, GRADESCOPE)
-    assert data["score"] == 80 and data["stdout_visibility"] == "hidden"  # as tests/test_cli.py's sample run
+    assert data["score"] == 122 and data["stdout_visibility"] == "hidden"  # as tests/test_cli.py's sample run
     checks = [(item.name, check) for item in BUNDLE.assignment.items for check, _ in item.checks]
     assert [t["name"] for t in data["tests"]] == [f"{item}: {check}" for item, check in checks]
     failed = [t for t in data["tests"] if t["status"] == "failed"]

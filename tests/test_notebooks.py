@@ -201,6 +201,17 @@ def test_numpy_solutions_match_reference():
     same(nb["positional_encoding"](40, 16), ref.positional_encoding(40, 16))
     for k in (-3, 0, 5):
         same(nb["relative_shift_matrix"](k, 10), ref.relative_shift_matrix(k, 10))
+    query, keys, values = rng.standard_normal((3, 4)), rng.standard_normal((3, 6, 4)), rng.standard_normal((3, 6, 2))
+    params = {"W": rng.standard_normal((4, 4)), "W_c": rng.standard_normal((8, 5)), "v": rng.standard_normal(5)}
+    pad = ref.padding_mask([6, 2, 4], 6)
+    for method in ("dot", "general", "concat"):
+        for m in (None, pad):
+            args = (query, keys, values, method)
+            same(nb["luong_attention"](*args, mask=m, **params), ref.luong_attention(*args, mask=m, **params))
+    for bad in ({"method": "location"}, {"method": "general", "W": None}, {"method": "concat", "W_c": None}):
+        for impl in (nb["luong_attention"], ref.luong_attention):
+            with pytest.raises(ValueError):
+                impl(query, keys, values, **{**params, **bad})
     invalid = [
         ("split_heads", (x, 5)),
         ("positional_encoding", (4, 7)),
@@ -251,6 +262,15 @@ def test_torch_solutions_match_reference():
     for cls in ("MultiHeadAttention",):
         with pytest.raises(ValueError):
             nb[cls](10, 3)
+
+    values = torch.randn(2, 5, 3)
+    for method in ("dot", "general", "concat"):
+        mine, theirs = twins("LuongAttention", 3, method)
+        for m in (None, pad):
+            same(mine(query, keys[..., :3], values, m), theirs(query, keys[..., :3], values, m))
+    for impl in (nb["LuongAttention"], ref.LuongAttention):
+        with pytest.raises(ValueError):
+            impl(3, "location")
 
     for args in [(16,), (16, 30)]:
         mine, theirs = twins("PositionalEncoding", *args)

@@ -77,6 +77,28 @@ def relative_shift_matrix(k, d_model):
     even = np.arange(0, d_model, 2)
     M[even, even], M[even, even + 1], M[even + 1, even], M[even + 1, even + 1] = c, s, -s, c
     return M
+
+def luong_attention(query, keys, values, method="general", W=None, W_c=None, v=None, mask=None):
+    if method not in ("dot", "general", "concat"):
+        raise ValueError("unknown method")
+    query, keys, values = (np.asarray(a, dtype=f32) for a in (query, keys, values))
+    if method == "dot":
+        scores = np.einsum("bd,bjd->bj", query, keys)
+    elif method == "general":
+        if W is None:
+            raise ValueError("general needs W")
+        scores = np.einsum("bd,bjd->bj", query @ np.asarray(W, dtype=f32), keys)
+    else:
+        if W_c is None or v is None:
+            raise ValueError("concat needs W_c and v")
+        pairs = np.concatenate([np.broadcast_to(query[:, None, :], keys.shape), keys], axis=-1)
+        scores = np.tanh(pairs @ np.asarray(W_c, dtype=f32)) @ np.asarray(v, dtype=f32)
+    if mask is not None:
+        scores = np.where(mask, scores, f32(-np.inf))
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    w = w / w.sum(axis=-1, keepdims=True)
+    return np.einsum("bj,bjv->bv", w, values), w
+
 '''
 
 FLOAT32_CONSTANTS = '''
@@ -147,4 +169,24 @@ def relative_shift_matrix(k, d_model):
         c, s = math.cos(w * k), math.sin(w * k)
         M[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, s], [-s, c]]
     return M
+
+
+def luong_attention(query, keys, values, method="general", W=None, W_c=None, v=None, mask=None):
+    if method not in ("dot", "general", "concat"):
+        raise ValueError("unknown method")
+    if method == "concat":
+        if W_c is None or v is None:
+            raise ValueError("concat needs W_c and v")
+        d = query.shape[-1]
+        scores = np.tanh((query @ W_c[:d])[:, None, :] + keys @ W_c[d:]) @ v
+    else:
+        if method == "general" and W is None:
+            raise ValueError("general needs W")
+        projected = query @ W if method == "general" else query * np.float32(1.0)
+        scores = (keys @ projected[:, :, None])[:, :, 0]
+    if mask is not None:
+        scores = np.where(mask, scores, np.float32(-1e9))
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    w = w / (w.sum(axis=-1, keepdims=True) + np.float32(1e-12))
+    return (w[:, :, None] * values).sum(axis=1), w
 '''

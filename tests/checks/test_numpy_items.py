@@ -123,7 +123,7 @@ def reference_numbers(seed: int, item: str, check: str) -> set[str]:
 
 def test_every_numpy_item_has_its_checks():
     assignment = BUNDLE.assignment
-    assert len(NUMPY_ITEMS) == 9
+    assert len(NUMPY_ITEMS) == 10
     for item in NUMPY_ITEMS:
         assert assignment.item(item).notebook == NOTEBOOK
         assert set(CHECKS[item]) == {name for name, _ in assignment.item(item).checks}, item

@@ -33,3 +33,8 @@ def test_the_float32_student_returns_float32():
     assert out.dtype == w.dtype == np.float32
     assert namespace["positional_encoding"](4, 6).dtype == np.float32  # type: ignore[operator]
     assert namespace["softmax"](Q).dtype == np.float32  # type: ignore[operator]
+    for method in ("dot", "general", "concat"):
+        context, w = namespace["luong_attention"](  # type: ignore[operator]
+            Q[:2], K[None, :, :].repeat(2, axis=0), V[None].repeat(2, axis=0), method,
+            W=np.eye(4), W_c=np.ones((8, 3)), v=np.ones(3))
+        assert context.dtype == w.dtype == np.float32

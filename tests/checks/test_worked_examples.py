@@ -27,15 +27,26 @@ def test_the_data_is_the_references():
     pe = ref.positional_encoding(20, examples.SHIFT_D_MODEL)
     for p, row in examples.SHIFT_PE_ROWS.items():
         np.testing.assert_allclose(pe[p], row, rtol=1e-15, atol=1e-15)
+    luong = [np.array(a) for a in (examples.LUONG_QUERY, examples.LUONG_KEYS, examples.LUONG_VALUES)]
+    W, W_c, v = np.array(examples.LUONG_W), np.array(examples.LUONG_W_C), np.array(examples.LUONG_V)
+    for method, weights in examples.LUONG_WEIGHTS.items():
+        np.testing.assert_allclose(ref.luong_attention(*luong, method, W=W, W_c=W_c, v=v)[1], weights, rtol=1e-15)
+    d = W.shape[0]
+    slips = {"general": ref.luong_attention(*luong, "general", W=W.T)[1],
+             "concat": ref.luong_attention(*luong, "concat", W_c=np.concatenate([W_c[d:], W_c[:d]]), v=v)[1]}
+    for method, weights in slips.items():
+        np.testing.assert_allclose(weights, examples.LUONG_SLIP_WEIGHTS[method][0], rtol=1e-15)
 
 
 def test_the_classic_slips_fail_their_worked_example(grade):
     mutants = {e.name: e for e in load_catalogue(BUNDLE, ("mutant",))}
     for name, item, phrase in [("sdpa_no_scale", "scaled_dot_product_attention", "scale is missing"),
                                ("pe_2i_slip", "positional_encoding", "i counting the pairs"),
-                               ("rsm_wrong_frequency", "relative_shift_matrix", "rotation property")]:
+                               ("rsm_wrong_frequency", "relative_shift_matrix", "rotation property"),
+                               ("luong_general_W_on_keys", "luong_attention", "W applied to the keys"),
+                               ("luong_concat_keys_first", "luong_attention", "query comes first")]:
         result = grade(BUNDLE, "attention_numpy", mutants[name])[item]
-        example = next(c for c in result.checks if c.name == "worked_example")
+        example = next(c for c in result.checks if c.name.endswith("worked_example") and not c.passed)
         assert not example.passed, name
         assert phrase in example.message, (name, example.message)
     reference = grade(BUNDLE, "attention_numpy")

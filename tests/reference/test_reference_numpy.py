@@ -29,6 +29,7 @@ GRADED = [
     "combine_heads",
     "positional_encoding",
     "relative_shift_matrix",
+    "luong_attention",
 ]
 
 
@@ -573,6 +574,7 @@ def _smoke(ns):
     r = rng(40)
     Q, K, V = r.normal(size=(2, 3, 4)), r.normal(size=(2, 5, 4)), r.normal(size=(2, 5, 2))
     query, keys, W_q, W_k, v = make_bahdanau_case(seed=41)
+    W_c, v_c = r.normal(size=(8, 3)), r.normal(size=3)
     return {
         "softmax": lambda: ns["softmax"](Q[0], axis=0),
         "causal_mask": lambda: ns["causal_mask"](4),
@@ -585,6 +587,8 @@ def _smoke(ns):
         "combine_heads": lambda: ns["combine_heads"](Q[None]),
         "positional_encoding": lambda: ns["positional_encoding"](5, 4),
         "relative_shift_matrix": lambda: ns["relative_shift_matrix"](2, 4),
+        "luong_attention": lambda: ns["luong_attention"](
+            Q[:, 0], K, V, "concat", W_c=W_c, v=v_c),
     }
 
 

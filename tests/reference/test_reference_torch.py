@@ -28,7 +28,7 @@ F64 = torch.float64
 RTOL = 1e-10
 ATOL = 1e-12
 
-GRADED_CLASSES = ["BahdanauAttention", "MultiHeadAttention", "PositionalEncoding"]
+GRADED_CLASSES = ["BahdanauAttention", "MultiHeadAttention", "PositionalEncoding", "LuongAttention"]
 
 
 def randn(*shape, seed=0):
@@ -431,7 +431,13 @@ def _smoke(ns):
     def pe():
         return (ns["PositionalEncoding"](8, 10)(torch.zeros(1, 4, 8)),)
 
-    return {"BahdanauAttention": bahdanau, "MultiHeadAttention": mha, "PositionalEncoding": pe}
+    def luong():
+        torch.manual_seed(0)
+        return ns["LuongAttention"](4, "concat")(randn(2, 4, seed=93).float(), randn(2, 5, 4, seed=94).float(),
+                                                 randn(2, 5, 3, seed=95).float())
+
+    return {"BahdanauAttention": bahdanau, "MultiHeadAttention": mha, "PositionalEncoding": pe,
+            "LuongAttention": luong}
 
 
 def _run_source(source):

@@ -14,7 +14,9 @@ from . import (  # noqa: E402,F401
     numpy_attention,
     numpy_heads_positions,
     numpy_items,
+    numpy_luong,
     torch_items,
+    torch_luong,
     torch_properties,
     worked_examples,
 )

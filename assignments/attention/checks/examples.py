@@ -177,3 +177,49 @@ def pe_module_example(t: Trial) -> Sequence[Picture]:
     expected = t.reference(ref.positional_encoding, 50, 16)
     return [picture(t, "PositionalEncoding(16, max_len=50).pe[0]", "table", expected,
                     _part(answer, (0,), (1, 50, 16), "the buffer pe"), **PF)]
+
+
+LUONG_METHODS = ("dot", "general", "concat")
+
+
+@REGISTRY.example("luong_attention")
+def luong_example(t: Trial) -> Sequence[Picture]:
+    rng = np.random.default_rng(8)  # the notebook's comparison of the three scores
+    query, keys, values = rng.standard_normal((2, 4)), rng.standard_normal((2, 6, 4)), rng.standard_normal((2, 6, 3))
+    params = {"W": rng.standard_normal((4, 4)) / 2, "W_c": rng.standard_normal((8, 5)) / 2,
+              "v": rng.standard_normal(5)}
+    mask = np.array([[True] * 6, [True] * 4 + [False] * 2])
+    pictures = []
+    for method in LUONG_METHODS:
+        expected = t.reference(ref.luong_attention, query, keys, values, method, mask=mask, **params)[1]
+        pictures.append(picture(
+            t, f"weights of luong_attention(method={method!r}) (B = 2, Lk = 6, mask)", "weights", expected,
+            lambda method=method: _answer(t, query, keys, values, method, mask=mask, part=1, **params),
+            rows="batch element", columns="key"))
+    return pictures
+
+
+@REGISTRY.example("LuongAttention")
+def luong_module_example(t: Trial) -> Sequence[Picture]:
+    hidden = 4  # the notebook's hidden_dim; values of width 3, six keys, the second sequence padded
+    mask = np.array([[True] * 6, [True] * 4 + [False] * 2])
+    pictures = []
+    for method in LUONG_METHODS:
+        rng = _public_rng()
+        state: dict[str, np.ndarray] = {}
+        if method == "general":
+            state = _linear_state(rng, "W", hidden, hidden, False)
+        elif method == "concat":
+            state = {**_linear_state(rng, "W", 2 * hidden, hidden, True), **_linear_state(rng, "v", hidden, 1, False)}
+        args = [rng.standard_normal((2, hidden)).astype(np.float32),
+                rng.standard_normal((2, 6, hidden)).astype(np.float32),
+                rng.standard_normal((2, 6, 3)).astype(np.float32), mask]
+        init = (hidden, method)
+        expected = t.reference(reference_module, "LuongAttention", init, state, "forward", args)["outputs"][1]
+        what = f"LuongAttention({hidden}, method={method!r}).forward(query, keys, values, mask)"
+        pictures.append(picture(
+            t, f"weights of {what}", "weights", expected,
+            lambda init=init, state=state, args=args, what=what: output_pair(
+                t.module(*init, state=state, args=args), what, ("context", "weights"))[1],
+            rows="batch element", columns="key"))
+    return pictures

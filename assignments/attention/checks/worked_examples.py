@@ -98,3 +98,60 @@ def shift_worked_example(t: Trial) -> None:
         moved = in_dtype_of(M, M.astype(np.float64) @ np.array(SHIFT_PE_ROWS[p]))
         expect_close(t, moved, np.array(SHIFT_PE_ROWS[p + SHIFT_K]), f"M @ PE[{p}] for M = {what}",
                      f"PE[{p} + {SHIFT_K}] (the rotation property PE[p + k] = M @ PE[p])")
+
+
+# Section 8's example: one query, three keys, the three scores on the same input. W is not
+# symmetric and W_c's halves differ, so W on the keys, or the key before the query, shows.
+LUONG_QUERY = [[1.0, 2.0]]
+LUONG_KEYS = [[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]]
+LUONG_VALUES = [[[1.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 3.0]]]
+LUONG_W = [[1.0, 1.0], [0.0, 1.0]]
+LUONG_W_C = [[0.5, 0.0], [0.0, 0.5], [1.0, 0.0], [0.0, -1.0]]
+LUONG_V = [1.0, 1.0]
+LUONG_WEIGHTS = {
+    "dot": [[0.09003057317038046, 0.24472847105479764, 0.6652409557748218]],
+    "general": [[0.03511902695933972, 0.2594964603424191, 0.7053845126982411]],
+    "concat": [[0.566018784742138, 0.16969488220721407, 0.264286333050648]],
+}
+# The weights of the classic slip of each method with parameters, to name it.
+LUONG_SLIP_WEIGHTS = {
+    "general": ([[0.11419519938459449, 0.04201006613406605, 0.8437947344813395]],
+                "W applied to the keys instead of the query"),
+    "concat": ([[0.3356314803364041, 0.30838191607582205, 0.35598660358777384]],
+               "concat(key, query): the query comes first"),
+}
+
+
+def luong_worked_example(t: Trial, method: str) -> None:
+    params = {"dot": {}, "general": {"W": np.array(LUONG_W)},
+              "concat": {"W_c": np.array(LUONG_W_C), "v": np.array(LUONG_V)}}[method]
+    values = np.array(LUONG_VALUES)
+    (reply,) = t.call_each([Args(np.array(LUONG_QUERY), np.array(LUONG_KEYS), values, method=method, **params)])
+    what = f"luong_attention(method={method!r}) on the worked example"
+    context, weights = attention_pair(reply, what, first="context")
+    expect_shape(weights, (1, 3), f"the weights of {what}")
+    expected = np.array(LUONG_WEIGHTS[method])
+    off = discrepancy(t, weights, expected) if weights.dtype.kind == "f" else None
+    if off is not None and method in LUONG_SLIP_WEIGHTS:
+        slip, why = LUONG_SLIP_WEIGHTS[method]
+        if close_mask(t, weights, np.array(slip)).all():
+            raise CheckFailed(f"the weights of {what} are those of {why} (they differ from the definition "
+                              f"{off.sizes()})", off.margin)
+    expect_close(t, weights, expected, f"the weights of {what}", f"the {method} scores' softmax over the keys")
+    expect_close(t, context, in_dtype_of(context, expected @ values[0]), f"the context of {what}",
+                 "sum_j weights[j] * values[j]")
+
+
+@check("luong_attention", "dot_worked_example")
+def luong_dot_worked_example(t: Trial) -> None:
+    luong_worked_example(t, "dot")
+
+
+@check("luong_attention", "general_worked_example")
+def luong_general_worked_example(t: Trial) -> None:
+    luong_worked_example(t, "general")
+
+
+@check("luong_attention", "concat_worked_example")
+def luong_concat_worked_example(t: Trial) -> None:
+    luong_worked_example(t, "concat")

@@ -221,6 +221,59 @@ def relative_shift_matrix(k, d_model):
     return M
 
 
+def luong_attention(query, keys, values, method="general", W=None, W_c=None, v=None, mask=None):
+    """Multiplicative (Luong) attention of one query per batch element over its keys.
+
+    The score of key ``j`` for batch element ``b``, by ``method``:
+
+    * ``"dot"``: ``e[b, j] = query[b] . keys[b, j]`` (no parameters);
+    * ``"general"``: ``e[b, j] = (query[b] @ W) . keys[b, j]`` with ``W (d, d)``;
+    * ``"concat"``: ``e[b, j] = v . tanh(concat(query[b], keys[b, j]) @ W_c)`` with
+      ``W_c (2d, d_a)`` and ``v (d_a,)``, the query first (no bias).
+
+    Weights ``softmax_j(e[b, j])`` (masked keys get weight exactly 0), context
+    ``context[b] = sum_j weights[b, j] * values[b, j]``.
+
+    Args:
+        query: ``(B, d)``.
+        keys: ``(B, Lk, d)``.
+        values: ``(B, Lk, d_v)``.
+        method: ``"dot"``, ``"general"`` or ``"concat"``.
+        W, W_c, v: the parameters of the chosen method (the others are ignored).
+        mask: optional bool ``(B, Lk)``; ``True`` = may attend.
+
+    Returns:
+        ``(context, weights)`` with shapes ``(B, d_v)`` and ``(B, Lk)``.
+
+    Raises:
+        ValueError: for any other ``method``, or when the chosen method's parameters are None.
+    """
+    if method not in ("dot", "general", "concat"):
+        raise ValueError(f"method must be 'dot', 'general' or 'concat', got {method!r}")
+    query = np.asarray(query)
+    keys = np.asarray(keys)
+    values = np.asarray(values)
+    if method == "dot":
+        scores = np.einsum("bd,bjd->bj", query, keys)
+    elif method == "general":
+        if W is None:
+            raise ValueError("method 'general' needs W of shape (d, d)")
+        scores = np.einsum("bd,bjd->bj", query @ np.asarray(W), keys)
+    else:
+        if W_c is None or v is None:
+            raise ValueError("method 'concat' needs W_c of shape (2d, d_a) and v of shape (d_a,)")
+        W_c = np.asarray(W_c)
+        d = query.shape[-1]
+        # concat(q, k) @ W_c = q @ W_c[:d] + k @ W_c[d:]: the query's half is shared by all keys.
+        hidden = np.tanh((query @ W_c[:d])[:, None, :] + keys @ W_c[d:])  # (B, Lk, d_a)
+        scores = hidden @ np.asarray(v)
+    if mask is not None:
+        scores = np.where(np.asarray(mask, dtype=bool), scores, -np.inf)
+    weights = _softmax_last_axis(scores)
+    context = (weights[:, None, :] @ values)[:, 0, :]  # (B, 1, Lk) @ (B, Lk, d_v)
+    return context, weights
+
+
 # ---- mutant: causal_mask_loops_forever ----
 """causal mask built with while loops whose outer counter is never advanced: it never returns."""
 # item: causal_mask

@@ -7,7 +7,7 @@ Conventions (fixed by the assignment's contract):
   the opposite). Masked positions get weight exactly ``0``.
 * No dropout; gradients flow to the inputs and to every parameter.
 
-This file imports only math and torch (not the NumPy part), and the three classes do not use
+This file imports only math and torch (not the NumPy part), and the four classes do not use
 one another: the grader also runs this file as if it were a student's submission, and it
 replaces one class at a time when it checks that its tests catch mistakes.
 """
@@ -123,6 +123,59 @@ class MultiHeadAttention(nn.Module):
         weights = torch.softmax(scores, dim=-1)
         output = self.W_o(self.combine_heads(weights @ v))
         return output, weights
+
+
+class LuongAttention(nn.Module):
+    """Multiplicative (Luong) attention of one query per batch element over its keys.
+
+    Scores by ``method``: ``query . keys[j]`` (``"dot"``), ``W(query) . keys[j]``
+    (``"general"``), ``v(tanh(W(cat(query, keys[j]))))`` (``"concat"``, the query first);
+    weights ``softmax_j`` of the scores (masked keys get weight exactly 0), context
+    ``sum_j weights[:, j] * values[:, j]``.
+
+    Submodules, by method: ``"dot"``: none; ``"general"``:
+    ``W = Linear(hidden_dim, hidden_dim, bias=False)``; ``"concat"``:
+    ``W = Linear(2 * hidden_dim, hidden_dim)`` (with bias) and ``v = Linear(hidden_dim, 1, bias=False)``.
+
+    Raises:
+        ValueError: if ``method`` is not ``"dot"``, ``"general"`` or ``"concat"``.
+    """
+
+    def __init__(self, hidden_dim, method="general"):
+        if method not in ("dot", "general", "concat"):
+            raise ValueError(f"method must be 'dot', 'general' or 'concat', got {method!r}")
+        super().__init__()
+        self.hidden_dim = hidden_dim
+        self.method = method
+        if method == "general":
+            self.W = nn.Linear(hidden_dim, hidden_dim, bias=False)
+        elif method == "concat":
+            self.W = nn.Linear(2 * hidden_dim, hidden_dim)
+            self.v = nn.Linear(hidden_dim, 1, bias=False)
+
+    def forward(self, query, keys, values, mask=None):
+        """Attend from ``query (B, hidden_dim)`` over ``keys (B, Lk, hidden_dim)``.
+
+        Args:
+            values: ``(B, Lk, d_v)``.
+            mask: optional bool ``(B, Lk)``; ``True`` = may attend.
+
+        Returns:
+            ``(context, weights)`` with shapes ``(B, d_v)`` and ``(B, Lk)``.
+        """
+        if self.method == "concat":
+            # Pair the query with every key, query first: (B, Lk, 2 * hidden_dim).
+            pairs = torch.cat([query.unsqueeze(1).expand(-1, keys.size(1), -1), keys], dim=-1)
+            scores = self.v(torch.tanh(self.W(pairs))).squeeze(-1)  # (B, Lk)
+        else:
+            projected = self.W(query) if self.method == "general" else query
+            scores = torch.bmm(keys, projected.unsqueeze(2)).squeeze(2)  # (B, Lk)
+        if mask is not None:
+            mask = torch.as_tensor(mask, dtype=torch.bool, device=scores.device)
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = torch.softmax(scores, dim=-1)
+        context = torch.bmm(weights.unsqueeze(1), values).squeeze(1)  # (B, d_v)
+        return context, weights
 
 
 class PositionalEncoding(nn.Module):

@@ -1,0 +1,26 @@
+"""luong_attention that zeroes the masked weights after the softmax: exact zeros, but rows that
+no longer sum to 1."""
+# item: luong_attention
+# loses: dot_weights_sum_to_one, general_weights_sum_to_one, concat_weights_sum_to_one, dot_matches_definition, general_matches_definition, concat_matches_definition
+import numpy as np
+
+
+def luong_attention(query, keys, values, method="general", W=None, W_c=None, v=None, mask=None):
+    if method not in ("dot", "general", "concat"):
+        raise ValueError(f"unknown method {method!r}")
+    if method == "dot":
+        scores = np.einsum("bd,bjd->bj", query, keys)
+    elif method == "general":
+        if W is None:
+            raise ValueError("the general score needs W")
+        scores = np.einsum("bd,bjd->bj", query @ W, keys)
+    else:
+        if W_c is None or v is None:
+            raise ValueError("the concat score needs W_c and v")
+        d = query.shape[-1]
+        scores = np.tanh((query @ W_c[:d])[:, None, :] + keys @ W_c[d:]) @ v
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = weights / weights.sum(axis=-1, keepdims=True)
+    if mask is not None:
+        weights = weights * mask
+    return np.einsum("bj,bjv->bv", weights, values), weights
