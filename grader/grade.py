@@ -20,9 +20,10 @@ from . import __version__
 from .bundle import Bundle, load_bundle
 from .config import DEFAULT_ASSIGNMENT
 from .extras import require_extra
+from .limits import default_cpus, memory_warning
 from .load import discover
 from .outdir import check_out_dir, staged
-from .pool import Scheduler, dask, default_jobs, local, start_local
+from .pool import Scheduler, dask, local, start_local
 from .report import Summary, Tally
 from .reporters import DEFAULT_REPORTERS, Stage, open_reporter, reporter_class
 from .results import RunInfo, SubmissionResult, zero_submission
@@ -106,7 +107,15 @@ def grade_class(
     for skipped in found.skipped:
         log(f"skipped {skipped}")
     seed = secrets.randbelow(2**31) if seed is None else seed
-    jobs = jobs or default_jobs()
+    if jobs is None:
+        cpus = default_cpus()
+        jobs, jobs_source = cpus.count, cpus.source
+    else:
+        jobs_source = "--jobs"
+    if not scheduler:
+        warning = memory_warning(min(jobs, max(1, len(folders))))  # no more workers start than students
+        if warning:
+            log(f"warning: {warning}")
     isolation = probe()
     if isolation.degraded:
         keep_from_same_uid()  # this process writes the results
@@ -115,7 +124,8 @@ def grade_class(
     run = RunInfo(seed, str(bundle.assignment.path), str(class_dir), __version__, jobs, scheduler or "local",
                   isolation.mode, isolation.namespaces, isolation.drop_uid, isolation.notes,
                   time.strftime("%Y-%m-%dT%H:%M:%S%z"))
-    log(f"grading {len(folders)} submissions with seed {seed} ({jobs} workers, sandbox: {isolation.mode})")
+    log(f"grading {len(folders)} submissions with seed {seed} ({jobs} worker{'s' * (jobs != 1)}: {jobs_source}; "
+        f"sandbox: {isolation.mode})")
     started = time.perf_counter()
     tally = Tally(bundle.assignment)
     chosen = dask(scheduler) if scheduler else local(jobs)

@@ -19,8 +19,9 @@ from ..bundle import Bundle, load_bundle
 from ..catalogue import Entry, load_catalogue, write_submission
 from ..config import DEFAULT_ASSIGNMENT
 from ..grade import grade
+from ..limits import default_cpus
 from ..load import discover
-from ..pool import default_jobs, local
+from ..pool import local
 from ..results import ItemResult, SubmissionResult
 from ..sandbox.policy import probe
 from .margin import Margin, mutant_margin
@@ -166,7 +167,7 @@ def audit(
         folders = list(discover(class_dir).students)
         progress = _progress()
         results: dict[str, SubmissionResult] = {}
-        stream = grade(bundle, folders, local(jobs or default_jobs()), seed=seed, class_dir=class_dir, log=log)
+        stream = grade(bundle, folders, local(jobs or default_cpus().count), seed=seed, class_dir=class_dir, log=log)
         for done, graded in enumerate(stream, start=1):
             results[graded.student] = graded
             progress(done, len(folders))
