@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import select
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,20 @@ class Cgroup:
         """Move the calling process in (a ``preexec_fn``: the command then starts inside)."""
         for folder in self.folders:
             (folder / "cgroup.procs").write_text(str(os.getpid()))
+
+    def wait_empty(self, seconds: float = 30) -> None:
+        """Wait (on pidfds, not by polling) for the processes still in it, such as a fork
+        server that ends just after its run."""
+        for folder in self.folders:
+            for pid in map(int, (folder / "cgroup.procs").read_text().split()):
+                try:
+                    fd = os.pidfd_open(pid)
+                except ProcessLookupError:
+                    continue
+                try:
+                    select.select([fd], [], [], seconds)
+                finally:
+                    os.close(fd)
 
     def peak_bytes(self) -> int | None:
         """The most memory it held (v1's max_usage_in_bytes, v2's memory.peak where the kernel has it)."""
@@ -89,5 +104,6 @@ def limited(cpus: float, memory_mb: int) -> Iterator[Cgroup]:
     try:
         yield group
     finally:
+        group.wait_empty()
         for folder in reversed(made):
             folder.rmdir()
