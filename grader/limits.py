@@ -49,7 +49,7 @@ def default_cpus(root: Path = Path("/")) -> Cpus:
 def cpu_quota(root: Path = Path("/")) -> float | None:
     """The cgroup's CPU quota in CPUs (``2.0`` for ``--cpus 2``), or None where there is none."""
     quotas = []
-    for version, folder in _cgroup_dirs("cpu", root):
+    for version, folder in cgroup_dirs("cpu", root):
         for place in folder:
             if version == 2:
                 words = _read(place / "cpu.max").split()
@@ -65,7 +65,7 @@ def cpu_quota(root: Path = Path("/")) -> float | None:
 def memory_limit(root: Path = Path("/")) -> int | None:
     """The cgroup's memory limit in bytes, or None where there is none."""
     limits = []
-    for version, folder in _cgroup_dirs("memory", root):
+    for version, folder in cgroup_dirs("memory", root):
         for place in folder:
             text = _read(place / ("memory.max" if version == 2 else "memory.limit_in_bytes"))
             if text and text != "max" and int(text) < _NO_LIMIT:
@@ -89,7 +89,7 @@ def memory_warning(jobs: int, root: Path = Path("/")) -> str | None:
             f"{BASE_MB} MB + {PER_WORKER_MB} MB per worker): {advice}")
 
 
-def _cgroup_dirs(controller: str, root: Path) -> list[tuple[int, list[Path]]]:
+def cgroup_dirs(controller: str, root: Path) -> list[tuple[int, list[Path]]]:
     """For each hierarchy holding ``controller`` (v1) and the v2 one: (version, this process's
     cgroup folder and its ancestors up to the mount)."""
     found = []

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.limits import _cgroup_dirs
+from grader.limits import cgroup_dirs
 
 PERIOD_US = 100_000
 
@@ -74,9 +74,9 @@ def limited(cpus: float, memory_mb: int) -> Iterator[Cgroup]:
     name = f"grader-test-{secrets.token_hex(4)}"
     quota = str(int(cpus * PERIOD_US))
     limit = str(memory_mb * 2**20)
-    v2 = [chain[0] for version, chain in _cgroup_dirs("cpu", Path("/")) if version == 2]
-    v1_cpu = [chain[0] for version, chain in _cgroup_dirs("cpu", Path("/")) if version == 1]
-    v1_memory = [chain[0] for version, chain in _cgroup_dirs("memory", Path("/")) if version == 1]
+    v2 = [chain[0] for version, chain in cgroup_dirs("cpu", Path("/")) if version == 2]
+    v1_cpu = [chain[0] for version, chain in cgroup_dirs("cpu", Path("/")) if version == 1]
+    v1_memory = [chain[0] for version, chain in cgroup_dirs("memory", Path("/")) if version == 1]
     made: list[Path] = []
     try:
         if v1_cpu and v1_memory:
