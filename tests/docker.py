@@ -17,10 +17,13 @@ and capabilities, no network (``--network none``). The cases:
 * ``user``: the same as ``--user 1000:1000``; each folder on the way to the interpreter
   that this user could not enter (``/root``, tox's ``.tox``) is an empty, enterable folder
   with only the mounted paths in it, as ``tests/unprivileged.py`` does without Docker;
+* ``root-no-landlock``, ``user-no-landlock``: the same under a seccomp profile that refuses
+  namespaces as Docker's does and answers Landlock's calls as a kernel before 5.13 does;
 * ``gradescope``: the Gradescope zip extracted as Gradescope does (``/autograder/source``),
   ``setup.sh`` run in one container (pip against this machine's configured index,
   ``TORCH_INDEX_URL=``), then ``/autograder/run_autograder`` from ``/autograder`` under
-  ``--cpus 0.5 --memory 768m`` for a correct and a buggy sample student.
+  ``--cpus 0.5 --memory 768m`` for a correct and a buggy sample student;
+  ``gradescope-no-landlock``: the same runs under the profile above.
 
 The same hostile corpus and sample class are first graded on the bare host; each case then
 lists every submission whose grade differs, item by item, and the tests that failed. Exit
@@ -32,162 +35,42 @@ from __future__ import annotations
 
 import argparse
 import csv
-import ctypes
 import functools
-import io
+import itertools
 import json
 import os
-import select
 import shutil
-import socket
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+from docker_support import IMAGE, NO_LANDLOCK, bridge_folders, build_image, docker_binary, install, say, start_daemon
+
 PROJECT = Path(__file__).resolve().parents[1]
 SAMPLE = PROJECT / "assignments" / "attention" / "sample_class"
-IMAGE = "attention-grader-empty:1"
-SOCKET = Path("/var/run/docker.sock")
 USER = "1000:1000"
 SEED = "11"
 GRADESCOPE_STUDENTS = {"Ada Lovelace": SAMPLE / "Ada Lovelace" / "attention",
                        "Zoë Çelik": SAMPLE / "Zoë Çelik" / "attention"}
-CASES = ("root", "user", "gradescope")
+# A submission that takes the reference from the autograder's source/: it must earn nothing.
+THIEF = """try:
+    exec(open("/autograder/source/reference/attention_numpy.py").read())
+    print("read the reference")
+except OSError as exc:
+    print("could not read the reference:", type(exc).__name__)
+"""
+CASES = ("root", "user", "root-no-landlock", "user-no-landlock", "gradescope", "gradescope-no-landlock")
 
-
-def say(line: str) -> None:
-    print(f"docker: {line}", file=sys.stderr, flush=True)
-
-
-# ---- docker itself ---------------------------------------------------------------------------
-
-def docker_binary() -> str | None:
-    """The client beside the daemon (a newer client elsewhere on PATH may not speak to it)."""
-    dockerd = shutil.which("dockerd")
-    if not dockerd:
-        return None
-    for client in (Path(dockerd).parent / "docker", Path(dockerd).parent.parent / "bin" / "docker"):
-        if client.exists():
-            return str(client)
-    return shutil.which("docker")
-
-
-def install() -> str | None:
-    """Debian's docker.io where dockerd is missing; None, or why it could not be had."""
-    if shutil.which("dockerd"):
-        return None
-    if os.geteuid() != 0 or not shutil.which("apt-get"):
-        return "dockerd is missing and installing docker.io needs root and apt-get"
-    say("installing docker.io (apt-get)")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (["apt-get", "update"], ["apt-get", "install", "-y", "docker.io"]):
-        done = subprocess.run(command, env=env, capture_output=True, text=True)
-        if done.returncode != 0:
-            last = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
-            return f"{' '.join(command)} failed: {last}"
-    return None if shutil.which("dockerd") else "docker.io installed no dockerd"
-
-
-def ping(timeout: float) -> bool:
-    """Whether the daemon answers on its socket (a request waits while it starts)."""
-    try:
-        with socket.socket(socket.AF_UNIX) as conn:
-            conn.settimeout(timeout)
-            conn.connect(str(SOCKET))
-            conn.sendall(b"GET /_ping HTTP/1.0\r\nHost: docker\r\n\r\n")
-            return b" 200 " in conn.recv(64).split(b"\r\n")[0]
-    except OSError:
-        return False
-
-
-def wait_for_socket(pid: int, seconds: float) -> bool:
-    """Wait, on inotify and the daemon's pidfd (no sleeping), until the socket exists."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    inotify = libc.inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK)
-    pidfd = os.pidfd_open(pid)
-    try:
-        libc.inotify_add_watch(inotify, str(SOCKET.resolve().parent).encode(), 0x100 | 0x80)  # CREATE, MOVED_TO
-        deadline = time.monotonic() + seconds
-        while not SOCKET.exists():
-            left = deadline - time.monotonic()
-            ready = select.select([inotify, pidfd], [], [], max(0, left))[0] if left > 0 else []
-            if pidfd in ready or not ready:
-                return False
-            os.read(inotify, 4096)
-        return True
-    finally:
-        os.close(pidfd)
-        os.close(inotify)
-
-
-def start_daemon(log: Path) -> subprocess.Popen[bytes] | str:
-    """dockerd in the background, logging to ``log``; the process, or why it did not start."""
-    if ping(5):
-        return "running"
-    SOCKET.unlink(missing_ok=True)  # a stale socket from a daemon that died
-    say(f"starting dockerd (log: {log})")
-    daemon = subprocess.Popen(["dockerd"], stdout=open(log, "wb"), stderr=subprocess.STDOUT,
-                              start_new_session=True)
-    if not wait_for_socket(daemon.pid, 120) or not ping(120):
-        daemon.terminate()
-        tail = log.read_text(errors="replace").strip().splitlines()[-3:]
-        return f"dockerd did not start: {' | '.join(tail)}"
-    return daemon
-
-
-def build_image(docker: str) -> None:
-    """An image with nothing in it but empty folders and the host's /usr merge links."""
-    data = io.BytesIO()
-    with tarfile.open(fileobj=data, mode="w") as tar:
-        for name, mode in (("tmp", 0o1777), ("var", 0o755), ("var/tmp", 0o1777), ("root", 0o700),
-                           ("home", 0o755), ("opt", 0o755), ("run", 0o755)):
-            info = tarfile.TarInfo(name)
-            info.type, info.mode = tarfile.DIRTYPE, mode
-            tar.addfile(info)
-        for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
-            if Path(f"/{name}").is_symlink():
-                info = tarfile.TarInfo(name)
-                info.type, info.linkname = tarfile.SYMTYPE, os.readlink(f"/{name}")
-                tar.addfile(info)
-    subprocess.run([docker, "import", "-", IMAGE], input=data.getvalue(), check=True, capture_output=True)
-
-
-# ---- what runs inside ------------------------------------------------------------------------
 
 def needed() -> list[Path]:
     """The interpreter's prefixes, its venv and the project: mounted at the same paths."""
     paths = {Path(sys.base_prefix), Path(sys.prefix), PROJECT}
     paths = {p.resolve() for p in paths}
     return sorted(p for p in paths if not any(q in p.parents for q in paths))
-
-
-def bridge_folders(paths: list[Path], under: Path) -> list[tuple[Path, Path]]:
-    """On the way to each path, the outermost folder an ordinary user could not enter, and an
-    empty stand-in for it under ``under`` (mode 755, holding only the empty folders the
-    paths are mounted on). Not a tmpfs: runc gives a tmpfs the mode of the folder it covers."""
-    closed = set()
-    for path in paths:
-        for ancestor in reversed(path.parents[:-1]):
-            if not ancestor.stat().st_mode & 0o001:
-                closed.add(ancestor)
-                break
-    found = []
-    for bridge in sorted(p for p in closed if not any(q in p.parents for q in closed)):
-        skeleton = under / bridge.relative_to("/")
-        for path in paths:
-            if bridge in path.parents:
-                for folder in (skeleton / path.relative_to(bridge), *(skeleton / path.relative_to(bridge)).parents):
-                    if folder == skeleton.parent:
-                        break
-                    folder.mkdir(parents=True, exist_ok=True)
-                    folder.chmod(0o755)
-        found.append((bridge, skeleton))
-    return found
 
 
 def run_in(docker: str, command: list[str], *, log: Path, writable: Path, mounts: list[Path] | None = None,
@@ -268,8 +151,10 @@ def results_of(path: Path, student: str) -> tuple[float, set[str]]:
     return float(found["score"]), failed
 
 
-def gradescope(docker: str, folder: Path, host_results: Path) -> list[str]:
-    """The zip as Gradescope runs it, in containers; what differs from the host's sample run."""
+def gradescope(docker: str, folder: Path, host_results: Path,
+               cases: dict[str, tuple[str, ...]]) -> dict[str, list[str]]:
+    """The zip as Gradescope runs it, in containers (each case with its own ``docker run``
+    options); for each case, what differs from the host's sample run."""
     folder.mkdir(parents=True)
     zip_path, root = folder / "autograder.zip", folder / "autograder"
     subprocess.run([sys.executable, "-m", "grader", "gradescope", "--out", str(zip_path)], cwd=PROJECT, check=True,
@@ -292,20 +177,24 @@ def gradescope(docker: str, folder: Path, host_results: Path) -> list[str]:
                    extra=at_root, workdir=Path("/autograder/source"),
                    env={**pip_env, "PATH": f"{folder / 'bin'}:/usr/bin:/bin", "TORCH_INDEX_URL": ""})
     if setup != 0:
-        return [f"setup.sh failed with status {setup}: see {folder / 'setup.log'}"]
-    problems = []
-    for student, notebooks in GRADESCOPE_STUDENTS.items():
+        return dict.fromkeys(cases, [f"setup.sh failed with status {setup}: see {folder / 'setup.log'}"])
+    report: dict[str, list[str]] = {case: [] for case in cases}
+    (folder / "thief").mkdir()
+    (folder / "thief" / "attention_numpy.py").write_text(THIEF, encoding="utf-8")
+    students = {**GRADESCOPE_STUDENTS, "thief": folder / "thief"}
+    for (case, options), (student, notebooks) in itertools.product(cases.items(), students.items()):
+        problems = report[case]
         for name in ("submission", "results"):
             shutil.rmtree(root / name, ignore_errors=True)
         shutil.copytree(notebooks, root / "submission")
         (root / "results").mkdir()
         # Gradescope's default limits; the container's peak memory read before it ends.
         peak = "cat /sys/fs/cgroup/memory/memory.max_usage_in_bytes /sys/fs/cgroup/memory.peak 2>/dev/null"
-        log = folder / f"run {student}.log"
+        log = folder / f"{case} {student}.log"
         started = time.monotonic()
         status = run_in(docker, ["sh", "-c", f"/autograder/run_autograder; s=$?; {peak} >/autograder/peak; exit $s"],
                         log=log, writable=folder, mounts=[base], bridges=True, workdir=Path("/autograder"),
-                        extra=(*at_root, "--cpus", "0.5", "--memory", "768m"))
+                        extra=(*at_root, "--cpus", "0.5", "--memory", "768m", *options))
         seconds = time.monotonic() - started
         peak_mb = int(((root / "peak").read_text().split() or ["0"])[0]) // 2**20 if (root / "peak").exists() else 0
         if status != 0 or not (root / "results" / "results.json").exists():
@@ -313,14 +202,16 @@ def gradescope(docker: str, folder: Path, host_results: Path) -> list[str]:
             continue
         data = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
         failed = {t["name"] for t in data["tests"] if t["status"] == "failed"}
-        want_score, want_failed = results_of(host_results, student)
-        say(f"gradescope: {student}: {data['score']} in {seconds:.0f} s, peak {peak_mb} MB "
-            f"(host: {want_score:g})")
+        want_score, want_failed = results_of(host_results, student) if student != "thief" else (0, failed)
+        rung = [line for line in log.read_text(errors="replace").splitlines() if line.startswith("grading ")]
+        want = "copies the reference: must earn 0" if student == "thief" else f"host: {want_score:g}"
+        say(f"{case}: {student}: {data['score']} in {seconds:.0f} s, peak {peak_mb} MB ({want}); "
+            f"{rung[0] if rung else 'no start-up line'}")
         if data["score"] != want_score or failed != want_failed:
             why = sorted(failed ^ want_failed)[:6]
-            problems.append(f"{student}: {data['score']} in the container, {want_score:g} on the host; checks "
-                            f"that differ: {why}; see {log}")
-    return problems
+            problems.append(f"{student}: {data['score']} in the container ({want}); checks that differ: {why}; "
+                            f"see {log}")
+    return report
 
 
 def main() -> int:
@@ -367,17 +258,20 @@ def run_cases(docker: str, cases: list[str], folder: Path) -> int:
     if host_rcs[0] != 0:
         report["host"] = [f"tests/hostile failed on the bare host: {line}" for line in failed_tests(
             folder / "host" / "hostile.log")] or [f"tests/hostile exited {host_rcs[0]}"]
+    seccomp = folder / "no-landlock.json"
+    seccomp.write_text(json.dumps(NO_LANDLOCK))
+    no_landlock = ("--security-opt", f"seccomp={seccomp}")
     for case in cases:
-        say(f"case {case}")
-        problems = []
-        if case == "gradescope":
-            problems = gradescope(docker, folder / case, folder / "host" / "sample" / "results.json")
-        else:
+        if not case.startswith("gradescope"):
+            say(f"case {case}")
+            problems = []
             out = folder / case
             out.mkdir()
-            if case == "user":
+            user = case.startswith("user")
+            if user:
                 os.chown(out, *map(int, USER.split(":")))
-            inside = functools.partial(run_in, docker, writable=out, user=case == "user")
+            extra = no_landlock if case.endswith("no-landlock") else ()
+            inside = functools.partial(run_in, docker, writable=out, user=user, extra=extra)
             pytest_rc, sample_rc = hostile_and_sample(python, inside, out)
             problems += [f"tests/hostile: {line}" for line in failed_tests(out / "hostile.log")]
             if pytest_rc != 0 and not problems:
@@ -391,7 +285,13 @@ def run_cases(docker: str, cases: list[str], folder: Path) -> int:
             rung = [line for line in (out / "sample.log").read_text(errors="replace").splitlines()
                     if line.startswith("grading ")]
             say(f"{case}: {rung[0] if rung else 'no start-up line'}")
-        report[case] = problems
+            report[case] = problems
+    on_gradescope = {case: no_landlock if case.endswith("no-landlock") else () for case in cases
+                     if case.startswith("gradescope")}
+    if on_gradescope:
+        say(f"case {', '.join(on_gradescope)}")
+        report.update(gradescope(docker, folder / "gradescope", folder / "host" / "sample" / "results.json",
+                                 on_gradescope))
     failed = {case: problems for case, problems in report.items() if problems}
     for case in report:
         say(f"{case}: {'FAILED' if case in failed else 'ok: every grade as on the host, every test passed'}")
