@@ -67,10 +67,9 @@ CASES = ("root", "user", "root-no-landlock", "user-no-landlock", "gradescope", "
 
 
 def needed() -> list[Path]:
-    """The interpreter's prefixes, its venv and the project: mounted at the same paths."""
-    paths = {Path(sys.base_prefix), Path(sys.prefix), PROJECT}
-    paths = {p.resolve() for p in paths}
-    return sorted(p for p in paths if not any(q in p.parents for q in paths))
+    """The interpreter's prefix, its venv and the project: mounted at the same paths, each on
+    its own (tox's venv lies in the project's ``.tox``, mode 700: --user needs a way to it)."""
+    return sorted({p.resolve() for p in (Path(sys.base_prefix), Path(sys.prefix), PROJECT)})
 
 
 def run_in(docker: str, command: list[str], *, log: Path, writable: Path, mounts: list[Path] | None = None,
@@ -119,6 +118,17 @@ def differences(host: dict[str, dict[str, str]], inside: dict[str, dict[str, str
         if changed:
             lines.append(f"{student}: {', '.join(changed)}")
     return lines
+
+
+def compared(what: str, status: int, log: Path, host: dict[str, dict[str, str]], inside: dict[str, dict[str, str]],
+             quiet: bool = False) -> list[str]:
+    """What a run in a container got wrong: one line where it graded nothing (its exit status
+    and its log's last line), else one per submission graded otherwise than on the host."""
+    if not inside:
+        last = (log.read_text(errors="replace").strip().splitlines() or ["(no output)"])[-1][:300]
+        return [f"the {what} run graded nothing (exit {status}): {last}; see {log}"]
+    lines = [] if status == 0 or quiet else [f"the {what} run exited {status}: see {log}"]
+    return lines + [f"{what} grade differs from the host: {line}" for line in differences(host, inside)]
 
 
 def failed_tests(log: Path) -> list[str]:
@@ -274,14 +284,11 @@ def run_cases(docker: str, cases: list[str], folder: Path) -> int:
             inside = functools.partial(run_in, docker, writable=out, user=user, extra=extra)
             pytest_rc, sample_rc = hostile_and_sample(python, inside, out)
             problems += [f"tests/hostile: {line}" for line in failed_tests(out / "hostile.log")]
-            if pytest_rc != 0 and not problems:
-                problems.append(f"tests/hostile exited {pytest_rc}: see {out / 'hostile.log'}")
-            problems += [f"hostile grade differs from the host: {line}" for line in differences(
-                hostile_grades(folder / "host"), hostile_grades(out))]
-            if sample_rc != 0:
-                problems.append(f"the sample class run exited {sample_rc}: see {out / 'sample.log'}")
-            problems += [f"sample grade differs from the host: {line}" for line in differences(
-                grades(folder / "host" / "sample" / "grades.csv"), grades(out / "sample" / "grades.csv"))]
+            problems += compared("hostile", pytest_rc, out / "hostile.log", hostile_grades(folder / "host"),
+                                 hostile_grades(out), quiet=bool(problems))
+            host_sample = grades(folder / "host" / "sample" / "grades.csv")
+            problems += compared("sample", sample_rc, out / "sample.log", host_sample,
+                                 grades(out / "sample" / "grades.csv"))
             rung = [line for line in (out / "sample.log").read_text(errors="replace").splitlines()
                     if line.startswith("grading ")]
             say(f"{case}: {rung[0] if rung else 'no start-up line'}")
