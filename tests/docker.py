@@ -12,8 +12,8 @@ the host's ``/usr`` and ``/etc``, this interpreter's prefix, its venv and the pr
 bind-mounted read-only at the same paths. Docker's defaults otherwise: its seccomp profile
 and capabilities, no network (``--network none``). The cases:
 
-* ``root``: ``tests/hostile`` and the sample class, as root (``/root`` mode 700, as in an
-  image whose venv lives under ``/root``);
+* ``root``: ``tests/hostile`` and the sample class (seed 11), as root (``/root`` mode 700,
+  as in an image whose interpreter lives under ``/root``);
 * ``user``: the same as ``--user 1000:1000``; each folder on the way to the interpreter
   that this user could not enter (``/root``, tox's ``.tox``) is an empty, enterable folder
   with only the mounted paths in it, as ``tests/unprivileged.py`` does without Docker;
@@ -22,7 +22,10 @@ and capabilities, no network (``--network none``). The cases:
 * ``gradescope``: the Gradescope zip extracted as Gradescope does (``/autograder/source``),
   ``setup.sh`` run in one container (pip against this machine's configured index,
   ``TORCH_INDEX_URL=``), then ``/autograder/run_autograder`` from ``/autograder`` under
-  ``--cpus 0.5 --memory 768m`` for a correct and a buggy sample student;
+  ``--cpus 0.5 --memory 768m`` for a correct and a buggy sample student (as on the host)
+  and one that copies the reference from ``/autograder/source`` (must earn 0); the
+  interpreter is reached as the ``user`` case reaches it, as Gradescope's ``/usr/bin``
+  Python would be, and neither the project nor its venv is mounted;
   ``gradescope-no-landlock``: the same runs under the profile above.
 
 The same hostile corpus and sample class are first graded on the bare host; each case then
