@@ -21,10 +21,11 @@ from . import __version__
 from .bundle import Bundle, load_bundle
 from .config import DEFAULT_ASSIGNMENT
 from .extras import require_extra
+from .limits import default_cpus, memory_warning
 from .lms.intake import LmsInfo, class_folder
 from .load import discover
 from .outdir import check_out_dir, staged
-from .pool import Pool, dask, default_jobs, local, start_local
+from .pool import Pool, dask, local, start_local
 from .regrade import Comparison, read_previous
 from .report import Summary, Tally
 from .reporters import DEFAULT_REPORTERS, Stage, open_reporter, reporter_class
@@ -140,7 +141,16 @@ def _grade_class(bundle: Bundle, download: Path, class_dir: Path, lms: LmsInfo |
     for skipped in found.skipped:
         log(f"skipped {skipped}")
     seed = secrets.randbelow(2**31) if seed is None else seed
-    jobs = min(jobs or default_jobs(), max(1, len(folders)))
+    if jobs is None:
+        cpus = default_cpus()
+        jobs, jobs_source = cpus.count, cpus.source
+    else:
+        jobs_source = "--jobs"
+    jobs = min(jobs, max(1, len(folders)))  # no more workers start than students
+    if not scheduler:
+        warning = memory_warning(jobs)
+        if warning:
+            log(f"warning: {warning}")
     previous = read_previous(out_dir)
     started = time.perf_counter()
     tally = Tally(bundle.assignment)
@@ -159,7 +169,8 @@ def _grade_class(bundle: Bundle, download: Path, class_dir: Path, lms: LmsInfo |
         run = RunInfo(seed, str(bundle.assignment.path), str(download), __version__, jobs, scheduler or "local",
                       isolation.mode, isolation.namespaces, isolation.drop_uid, isolation.notes,
                       time.strftime("%Y-%m-%dT%H:%M:%S%z"), lms)
-        log(f"grading {len(folders)} submissions with seed {seed} ({jobs} workers, sandbox: {isolation.mode})")
+        log(f"grading {len(folders)} submission{'s' * (len(folders) != 1)} with seed {seed} "
+            f"({jobs} worker{'s' * (jobs != 1)}: {jobs_source}; sandbox: {isolation.mode})")
         # The comparison closes first: its changes.csv is in the folder when the class report is written.
         comparison = None if previous is None else Comparison(previous, write_dir)
         reporters_and_stages = [*([comparison] if comparison else []), *chosen_outputs, *stages]

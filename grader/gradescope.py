@@ -1,16 +1,22 @@
 """A Gradescope autograder built from a bundle, and what it runs for each submission.
 
 ``python -m grader gradescope --out autograder.zip`` writes the zip that Gradescope's
-"upload your autograder" takes (https://gradescope-autograders.readthedocs.io/en/latest/specs/):
+"upload your autograder" takes (https://gradescope-autograders.readthedocs.io/en/latest/specs/).
+Gradescope extracts it into ``/autograder/source``, runs ``setup.sh`` there once when it
+builds the image, copies ``run_autograder`` to ``/autograder/run_autograder`` and runs it
+from ``/autograder`` for each submission. So everything lies in the zip's root:
 
-* ``setup.sh``: on Gradescope's Ubuntu image, a virtual environment in ``/autograder/venv``
-  with a Python 3.11 or newer, CPU ``torch`` from PyTorch's CPU index and the grader's other
-  dependencies pinned to the versions this zip was built with (``requirements.txt``);
-* ``run_autograder``: grades ``$AUTOGRADER_ROOT/submission`` (default root ``/autograder``)
-  and writes ``results/results.json`` in Gradescope's format (the ``gradescope`` reporter);
-* ``source/``: the grader package, the bundle (its YAML, checks, source notebooks; not its
-  sample class nor its catalogue) and the reference.
+* ``setup.sh``: a virtual environment in ``/autograder/venv`` with a Python 3.11 or newer
+  (Ubuntu 22.04's is 3.10: then Python 3.11 from the deadsnakes PPA), CPU ``torch`` from
+  PyTorch's CPU index (``TORCH_INDEX_URL``; empty: pip's own configured index) and the
+  grader's other dependencies pinned to the versions this zip was built with
+  (``requirements.txt``);
+* ``run_autograder``: grades ``/autograder/submission`` and writes
+  ``/autograder/results/results.json`` in Gradescope's format (the ``gradescope`` reporter);
+* ``grader/``, ``reference/``, ``assignment/``: the grader package, the reference and the
+  bundle (its YAML, checks, source notebooks; not its sample class nor its catalogue).
 
+``AUTOGRADER_ROOT`` moves ``/autograder`` (for tests that cannot bind a folder there).
 The zip is the instructor's; what the student sees is only ``results.json``'s tests (scores
 and the properties that broke) and its ``output``, never the autograder's log.
 """
@@ -38,41 +44,62 @@ DISTRIBUTION = "attention-autograder"
 TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
 STUDENT = "submission"  # the id the one student of a Gradescope run is graded under
 # What the zip leaves out: caches, and what grading does not need (other students' work).
-_SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints", "sample_class", "catalogue", ".git"}
+_SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints", "sample_class", "sample_lms", "catalogue", ".git"}
 _SKIP_FILES = {"sample_students.yaml"}
+_SCRIPTS = ("setup.sh", "run_autograder")
 
-SETUP_SH = """#!/usr/bin/env bash
-# Gradescope runs this once, as root, when the autograder image is built.
+SETUP_SH = r"""#!/usr/bin/env bash
+# Gradescope runs this once, as root, in /autograder/source (where the zip was extracted),
+# when it builds the autograder's image.
 set -euo pipefail
-ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update
-PYTHON=python3
-if ! command -v python3 >/dev/null || ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
-    # Ubuntu 22.04's python3 is 3.10; the pinned numpy and IPython need 3.11 or newer.
-    apt-get install -y software-properties-common
-    add-apt-repository -y ppa:deadsnakes/ppa
+SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+# torch's CPU build: the default index's Linux wheel is the CUDA build, several GB that a
+# grader never uses. TORCH_INDEX_URL= (set, empty) takes torch from pip's configured index.
+TORCH_INDEX_URL="${TORCH_INDEX_URL-@TORCH_INDEX@}"
+
+usable() {  # a Python 3.11+ that can make a venv with pip (Debian splits ensurepip off)
+    command -v "$1" >/dev/null && "$1" -c 'import sys, ensurepip, venv; sys.exit(sys.version_info < (3, 11))'
+}
+PYTHON=""
+for candidate in python3.13 python3.12 python3.11 python3; do
+    if usable "$candidate"; then PYTHON="$candidate"; break; fi
+done
+if [ -z "$PYTHON" ]; then
+    export DEBIAN_FRONTEND=noninteractive
     apt-get update
-    apt-get install -y python3.11 python3.11-venv
-    PYTHON=python3.11
-else
-    apt-get install -y python3-venv
+    apt-get install -y python3 python3-venv
+    if usable python3; then
+        PYTHON=python3
+    else  # Ubuntu 22.04 (Gradescope's default image): python3 is 3.10, the pinned numpy and IPython need 3.11
+        apt-get install -y software-properties-common
+        add-apt-repository -y ppa:deadsnakes/ppa
+        apt-get update
+        apt-get install -y python3.11 python3.11-venv
+        PYTHON=python3.11
+    fi
 fi
+echo "setup.sh: $("$PYTHON" -c 'import sys; print(sys.executable, sys.version.split()[0])')"
 "$PYTHON" -m venv "$ROOT/venv"
-"$ROOT/venv/bin/pip" install --upgrade pip
-"$ROOT/venv/bin/pip" install --index-url {torch_index} torch=={torch}
-"$ROOT/venv/bin/pip" install -r "$ROOT/source/requirements.txt"
-cd "$ROOT/source"  # the grader imports, with its dependencies:
+PIP=("$ROOT/venv/bin/python" -m pip install --no-input)
+"${PIP[@]}" --upgrade pip
+if [ -n "$TORCH_INDEX_URL" ]; then
+    "${PIP[@]}" --index-url "$TORCH_INDEX_URL" torch==@TORCH@
+else
+    "${PIP[@]}" torch==@TORCH@
+fi
+"${PIP[@]}" -r "$SOURCE/requirements.txt"
+cd "$SOURCE"  # the grader imports, with its dependencies:
 "$ROOT/venv/bin/python" -c "import grader, numpy, torch, yaml; print('grader', grader.__version__, torch.__version__)"
 """
 
-RUN_AUTOGRADER = """#!/usr/bin/env bash
-# Gradescope runs this for each submission: grade $ROOT/submission, write $ROOT/results/results.json.
+RUN_AUTOGRADER = r"""#!/usr/bin/env bash
+# Gradescope copies this to /autograder/run_autograder and runs it for each submission:
+# grade $ROOT/submission, write $ROOT/results/results.json.
 set -uo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
-PYTHON="${GRADER_PYTHON:-$ROOT/venv/bin/python}"
-cd "$ROOT/source"  # the grader is the package in source/ (python -m puts this folder first)
-exec "$PYTHON" -m grader.gradescope "$ROOT"
+cd "$ROOT/source"  # the grader is the package here (python -m puts this folder first)
+exec "$ROOT/venv/bin/python" -m grader.gradescope "$ROOT"
 """
 
 
@@ -97,6 +124,10 @@ def requirements() -> tuple[str, list[str]]:
 
 def build_zip(bundle: Bundle, out: Path) -> list[str]:
     """Write the autograder zip for ``bundle`` to ``out`` (replaced whole); its file names."""
+    out = Path(out)
+    if out.is_dir():
+        raise ValueError(f"gradescope: --out {out} is a folder; give the zip's file name, e.g. "
+                         f"--out {out / 'autograder.zip'}")
     torch, pinned = requirements()
     raw = read_yaml(bundle.assignment.path)
     section = dict(raw.get("bundle") or {})
@@ -105,12 +136,12 @@ def build_zip(bundle: Bundle, out: Path) -> list[str]:
     if reference in ("grader", "assignment"):
         raise ValueError(f"gradescope: the reference package {bundle.reference_dir} may not be called {reference!r}")
     files: dict[str, Path] = {}  # name in the zip -> file here
-    _add_tree(files, Path(__file__).resolve().parent, "source/grader")
-    _add_tree(files, bundle.reference_dir, f"source/{reference}")
-    _add_tree(files, bundle.root, "source/assignment")
+    _add_tree(files, Path(__file__).resolve().parent, "grader")
+    _add_tree(files, bundle.reference_dir, reference)
+    _add_tree(files, bundle.root, "assignment")
     if bundle.root not in checks_dir.parents:
-        _add_tree(files, checks_dir, "source/assignment/checks")
-    yaml_name = f"source/assignment/{bundle_yaml(bundle.assignment.path).name}"
+        _add_tree(files, checks_dir, "assignment/checks")
+    yaml_name = f"assignment/{bundle_yaml(bundle.assignment.path).name}"
     files.pop(yaml_name, None)
     # The bundle's folders as they lie in the zip; no catalogue (the audit's, not grading's).
     raw["bundle"] = {"checks": "checks" if bundle.root not in checks_dir.parents
@@ -119,19 +150,21 @@ def build_zip(bundle: Bundle, out: Path) -> list[str]:
     texts = {
         yaml_name: f"# Written by python -m grader gradescope from the bundle {bundle.name!r}\n"
                    + yaml.safe_dump(raw, sort_keys=False, allow_unicode=True),
-        "source/requirements.txt": f"# {DISTRIBUTION} {__version__}'s dependencies, as installed where this "
-                                   f"zip was built (torch: setup.sh)\n" + "\n".join(pinned) + "\n",
-        "setup.sh": SETUP_SH.format(torch_index=TORCH_INDEX, torch=torch),
+        "requirements.txt": f"# {DISTRIBUTION} {__version__}'s dependencies, as installed where this "
+                            f"zip was built (torch: setup.sh)\n" + "\n".join(pinned) + "\n",
+        "setup.sh": SETUP_SH.replace("@TORCH_INDEX@", TORCH_INDEX).replace("@TORCH@", torch),
         "run_autograder": RUN_AUTOGRADER,
     }
-    out = Path(out)
+    clash = sorted(set(texts) & set(files))
+    if clash:
+        raise ValueError(f"gradescope: the bundle's files {', '.join(clash)} would overwrite the autograder's")
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
     try:
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
             for name, text in texts.items():
                 info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
-                info.external_attr = (0o755 if name in ("setup.sh", "run_autograder") else 0o644) << 16
+                info.external_attr = (0o755 if name in _SCRIPTS else 0o644) << 16
                 info.compress_type = zipfile.ZIP_DEFLATED
                 archive.writestr(info, text)
             for name, path in sorted(files.items()):
@@ -159,11 +192,17 @@ def run_autograder(root: Path) -> int:
     results = root / "results"
     results.mkdir(parents=True, exist_ok=True)
     print(f"grader {__version__} from {Path(__file__).resolve().parent}", flush=True)
+    # Closed to other users, as Gradescope advises: sandboxes run as a uid of their own, and
+    # on a kernel without Landlock these permissions alone keep the checks, the reference and
+    # the submission from student code (the run refuses to start while others can read them).
+    for secret in (root / "source", root / "submission", results):
+        if secret.exists():
+            secret.chmod(secret.stat().st_mode & ~0o007)
     with tempfile.TemporaryDirectory(prefix="grader-gradescope-") as tmp:
         class_dir, out = Path(tmp) / "class", Path(tmp) / "out"
         shutil.copytree(root / "submission", class_dir / STUDENT, symlinks=True)
         outcome = grade_class(class_dir, out, assignment_path=root / "source" / "assignment", jobs=1,
-                              reporters=("gradescope",), hide=(root / "source", results))
+                              reporters=("gradescope",), hide=(root / "source", root / "submission", results))
         for line in outcome.summary.lines():
             print(line)
         shutil.copyfile(out / "gradescope" / f"{STUDENT}.json", results / "results.json")

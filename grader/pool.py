@@ -167,7 +167,3 @@ def _wait_any(pending: set[Any]) -> tuple[set[Any], set[Any]]:
 
     done, rest = dask_wait(list(pending), return_when="FIRST_COMPLETED")
     return set(done), set(rest)
-
-
-def default_jobs() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

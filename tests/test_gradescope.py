@@ -1,6 +1,15 @@
-"""End to end: ``python -m grader gradescope`` builds the autograder zip; unpacked into an
-``/autograder``-shaped folder, its ``run_autograder`` grades a sample student with the zip's own
-copy of the grader and writes a results.json in Gradescope's format."""
+"""End to end, as Gradescope runs it (https://gradescope-autograders.readthedocs.io/en/latest/specs/):
+``python -m grader gradescope`` builds the zip; its contents are extracted into
+``/autograder/source``, ``run_autograder`` is copied to ``/autograder/run_autograder``,
+``setup.sh`` builds ``/autograder/venv`` with pip (a fresh interpreter that has never seen
+this project), and ``run_autograder`` runs from ``/autograder``, under half a CPU and 768 MB
+(Gradescope's default limits), for each submission.
+
+As root, ``/autograder`` is the real path: each command runs in a mount namespace of its own
+where a temporary folder is bound on it (the host's ``/autograder`` is made, empty, where
+missing). Otherwise ``AUTOGRADER_ROOT`` points the scripts at the temporary folder.
+``setup.sh`` reaches the package index this machine's pip is configured with:
+``TORCH_INDEX_URL=`` (empty) takes torch from there instead of PyTorch's CPU index."""
 
 from __future__ import annotations
 
@@ -14,78 +23,165 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from cgroup_support import NoCgroup, limited
 from test_reporter_gradescope import GRADESCOPE
 
 from grader.bundle import load_bundle
 from grader.config import DEFAULT_ASSIGNMENT, parse_assignment, read_yaml
 
 pytest.importorskip("torch")
+pytestmark = pytest.mark.timeout(900)
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 SAMPLE = BUNDLE.root / "sample_class"
+PROJECT = Path(__file__).resolve().parents[1]
+CHECKS = [(item.name, check) for item in BUNDLE.assignment.items for check, _ in item.checks]
+# Python's own interpreter (not this venv's), as a system's python3.11 would be.
+BASE_PYTHON = Path(sys.base_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+
+
+def at_autograder(root: Path, command: list[str], env: dict[str, str], **kwargs) -> subprocess.CompletedProcess[str]:
+    """``command`` run from ``/autograder`` with ``root`` as ``/autograder``."""
+    env = dict(env)
+    if os.geteuid() == 0 and shutil.which("unshare"):
+        Path("/autograder").mkdir(exist_ok=True)
+        command = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                   'mount --bind "$0" /autograder && cd /autograder && exec "$@"', str(root), *command]
+    else:
+        env["AUTOGRADER_ROOT"] = str(root)
+    return subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, **kwargs)
+
+
+def clean_env() -> dict[str, str]:
+    """The environment of a fresh shell: nothing of this venv or this project."""
+    keep = ("PATH", "LANG", "LC_ALL", "HOME", "TMPDIR") + tuple(k for k in os.environ if k.startswith("PIP_"))
+    env = {k: v for k, v in os.environ.items() if k in keep}
+    env["PATH"] = ":".join(p for p in env.get("PATH", "/usr/bin:/bin").split(":")
+                           if not p.startswith(sys.prefix) and ".venv" not in p)
+    return env
+
+
+def extract(zip_path: Path, root: Path) -> None:
+    """What Gradescope does with the zip: its contents into source/, run_autograder beside it."""
+    source = root / "source"
+    with zipfile.ZipFile(zip_path) as archive:
+        archive.extractall(source)
+        for info in archive.infolist():  # extractall drops the modes
+            os.chmod(source / info.filename, info.external_attr >> 16)
+    shutil.copy2(source / "run_autograder", root / "run_autograder")
 
 
 @pytest.fixture(scope="module")
-def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The zip, extracted, and setup.sh run: (the zip, the /autograder folder)."""
     tmp = tmp_path_factory.mktemp("gradescope")
-    built = subprocess.run([sys.executable, "-m", "grader", "gradescope", "--out", str(tmp / "autograder.zip")],
-                           capture_output=True, text=True, timeout=300)
-    assert built.returncode == 0, built.stderr
+    zip_path = tmp / "autograder.zip"
+    made = subprocess.run([sys.executable, "-m", "grader", "gradescope", "--out", str(zip_path)], cwd=PROJECT,
+                          capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
     root = tmp / "autograder"
-    with zipfile.ZipFile(tmp / "autograder.zip") as archive:
-        archive.extractall(root)
-        for info in archive.infolist():  # extractall drops the modes
-            os.chmod(root / info.filename, info.external_attr >> 16)
-    return root
+    root.mkdir()
+    extract(zip_path, root)
+    # The system's Python 3.11+ as setup.sh looks for it on PATH (on Gradescope, apt installs it).
+    (tmp / "bin").mkdir()
+    (tmp / "bin" / BASE_PYTHON.name).symlink_to(BASE_PYTHON)
+    env = clean_env()
+    env.update(PATH=f"{tmp / 'bin'}:{env['PATH']}", TORCH_INDEX_URL="")
+    setup = at_autograder(root, ["bash", "/autograder/source/setup.sh" if os.geteuid() == 0 else
+                                 str(root / "source" / "setup.sh")], env, timeout=900)
+    assert setup.returncode == 0, setup.stdout[-4000:] + setup.stderr[-4000:]
+    assert f"setup.sh: {tmp / 'bin' / BASE_PYTHON.name} " in setup.stdout  # the Python it found
+    assert "grader 0." in setup.stdout  # the venv imports the zip's grader with its dependencies
+    return zip_path, root
 
 
-def run_autograder(root: Path) -> subprocess.CompletedProcess[str]:
-    # The grader's dependencies are those of this interpreter (setup.sh's venv is not built here).
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "AUTOGRADER_ROOT")}
-    env.update(AUTOGRADER_ROOT=str(root), GRADER_PYTHON=sys.executable)
-    return subprocess.run([str(root / "run_autograder")], capture_output=True, text=True, timeout=600, env=env,
-                          cwd="/")
+def grade_submission(root: Path, notebooks: Path | None) -> tuple[subprocess.CompletedProcess[str], dict, int | None]:
+    """``/autograder/run_autograder`` on ``notebooks`` (None: no submission folder at all),
+    as Gradescope runs it: from /autograder, in a cgroup of half a CPU and 768 MB where this
+    host allows one. The run's output, results.json, and the cgroup's peak memory."""
+    for folder in ("submission", "results"):
+        shutil.rmtree(root / folder, ignore_errors=True)
+    if notebooks is not None:
+        shutil.copytree(notebooks, root / "submission")  # uploaded straight into submission/
+    (root / "results").mkdir()
+    command = ["/autograder/run_autograder" if os.geteuid() == 0 else str(root / "run_autograder")]
+    try:
+        with limited(0.5, 768) as group:
+            done = at_autograder(root, command, clean_env(), timeout=600, preexec_fn=group.enter)
+            peak = group.peak_bytes()
+            assert group.oom_kills() == 0, f"the out-of-memory killer ended a process: {done.stdout}{done.stderr}"
+    except NoCgroup as exc:
+        print(f"no cgroup limits: {exc}")
+        done, peak = at_autograder(root, command, clean_env(), timeout=600), None
+    data = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    jsonschema.validate(data, GRADESCOPE)
+    return done, data, peak
 
 
-def test_the_zip_holds_setup_and_run_and_no_other_students_work(root: Path):
-    assert os.access(root / "setup.sh", os.X_OK) and os.access(root / "run_autograder", os.X_OK)
-    setup = (root / "setup.sh").read_text()
-    assert "--index-url https://download.pytorch.org/whl/cpu torch==2.13.0" in setup
-    assert 'install -r "$ROOT/source/requirements.txt"' in setup
-    pins = [line for line in (root / "source" / "requirements.txt").read_text().splitlines()
+def test_the_zip_holds_everything_in_its_root_and_no_other_students_work(built: tuple[Path, Path]):
+    zip_path, root = built
+    with zipfile.ZipFile(zip_path) as archive:
+        names = archive.namelist()
+    tops = {name.split("/")[0] for name in names}
+    assert tops == {"setup.sh", "run_autograder", "requirements.txt", "grader", "reference", "assignment"}
+    assert not any({"sample_class", "catalogue", "__pycache__"} & set(name.split("/")) for name in names)
+    source = root / "source"
+    assert os.access(source / "setup.sh", os.X_OK) and os.access(root / "run_autograder", os.X_OK)
+    setup = (source / "setup.sh").read_text()
+    assert "TORCH_INDEX_URL-https://download.pytorch.org/whl/cpu}" in setup and "torch==2.13.0" in setup
+    pins = [line for line in (source / "requirements.txt").read_text().splitlines()
             if line and not line.startswith("#")]
     assert pins and all("==" in pin for pin in pins) and any(pin.startswith("numpy==") for pin in pins)
     assert not any(pin.startswith(("torch", "nbgrader", "pytest")) for pin in pins)
-    names = {p.relative_to(root).as_posix() for p in root.rglob("*")}
-    assert "source/assignment/assignment.yaml" in names and "source/reference/attention_numpy.py" in names
-    assert not any({"sample_class", "catalogue", "__pycache__"} & set(name.split("/")) for name in names)
-    yaml_path = root / "source" / "assignment" / "assignment.yaml"
+    yaml_path = source / "assignment" / "assignment.yaml"
     zipped = parse_assignment(read_yaml(yaml_path), yaml_path)  # not imported: its reference is another copy
     assert [(i.name, i.checks) for i in zipped.items] == [(i.name, i.checks) for i in BUNDLE.assignment.items]
 
 
-def test_run_autograder_grades_the_submission_into_gradescopes_format(root: Path):
-    student = "Zoë Çelik"  # her notebooks, uploaded as Gradescope puts them: straight into submission/
-    shutil.copytree(SAMPLE / student / "attention", root / "submission")
-    done = run_autograder(root)
+def test_the_venv_is_fresh(built: tuple[Path, Path]):
+    _, root = built
+    found = subprocess.run([str(root / "venv" / "bin" / "python"), "-c",
+                            "import importlib.util as u; print(u.find_spec('grader'), u.find_spec('torch').origin)"],
+                           cwd="/", capture_output=True, text=True, timeout=60, env=clean_env())
+    assert found.returncode == 0, found.stderr
+    grader, torch = found.stdout.split()[0], found.stdout.split()[-1]
+    assert grader == "None"  # outside source/, the venv has no grader: only run_autograder's cd finds it
+    assert torch.startswith(str(root / "venv"))
+
+
+def test_a_correct_student_gets_full_marks(built: tuple[Path, Path]):
+    _, root = built
+    done, data, peak = grade_submission(root, SAMPLE / "Ada Lovelace" / "attention")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert f"from {root / 'source' / 'grader'}" in done.stdout  # the zip's grader, not this checkout's
-    text = (root / "results" / "results.json").read_text(encoding="utf-8")
-    data = json.loads(text)
-    jsonschema.validate(data, GRADESCOPE)
-    assert data["score"] == 122 and data["stdout_visibility"] == "hidden"  # as tests/test_cli.py's sample run
-    checks = [(item.name, check) for item in BUNDLE.assignment.items for check, _ in item.checks]
-    assert [t["name"] for t in data["tests"]] == [f"{item}: {check}" for item, check in checks]
+    assert "grader 0." in done.stdout and "/autograder/source/grader" in done.stdout.replace(str(root), "/autograder")
+    assert data["score"] == BUNDLE.assignment.max_score and data["stdout_visibility"] == "hidden"
+    assert [t["name"] for t in data["tests"]] == [f"{item}: {check}" for item, check in CHECKS]
+    assert all(t["status"] == "passed" for t in data["tests"])
+    print(f"the cgroup's peak memory, page cache included: {peak and peak // 2**20} MB")
+
+
+def test_a_broken_student_gets_a_row_with_messages(built: tuple[Path, Path]):
+    _, root = built
+    done, data, _ = grade_submission(root, SAMPLE / "Zoë Çelik" / "attention")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert data["score"] == 122  # as tests/test_cli.py's sample run
     failed = [t for t in data["tests"] if t["status"] == "failed"]
     assert failed and all(t["output"] and t["output"] != "failed" for t in failed)
-    assert str(root) not in text and "source" not in text  # nothing of the autograder's side
+    text = json.dumps(data)
+    assert "/autograder" not in text and str(root) not in text  # nothing of the autograder's side
 
 
-def test_a_run_that_cannot_grade_still_writes_results(tmp_path: Path, root: Path):
-    broken = tmp_path / "autograder"
-    shutil.copytree(root, broken, symlinks=True, ignore=shutil.ignore_patterns("submission", "results"))
-    done = run_autograder(broken)  # no submission folder at all
+def test_a_run_that_cannot_grade_still_writes_results(built: tuple[Path, Path]):
+    _, root = built
+    done, data, _ = grade_submission(root, None)  # no submission folder at all
     assert done.returncode == 1
-    data = json.loads((broken / "results" / "results.json").read_text(encoding="utf-8"))
-    jsonschema.validate(data, GRADESCOPE)
     assert data["score"] == 0 and "could not grade" in data["output"]
+
+
+def test_out_naming_a_folder_is_a_one_line_error(tmp_path: Path):
+    done = subprocess.run([sys.executable, "-m", "grader", "gradescope", "--out", str(tmp_path)], cwd=PROJECT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (f"error: gradescope: --out {tmp_path} is a folder; give the zip's file name, e.g. "
+                           f"--out {tmp_path / 'autograder.zip'}\n")
+    assert list(tmp_path.iterdir()) == []

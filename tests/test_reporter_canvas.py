@@ -16,9 +16,10 @@ from grader.reporters.canvas import CanvasGradebookError
 from grader.results import RunInfo, SubmissionResult
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+MAX = f"{BUNDLE.assignment.max_score:g}"  # the gradebook's points possible agree: no rescale note
 RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", "root-namespaces", True, True, (), "today")
 GRADEBOOK = """\ufeffStudent,ID,SIS User ID,SIS Login ID,Section,Homework 1 (11),Attention (4242),Current Score
-    Points Possible,,,,,10,100,(read only)
+    Points Possible,,,,,10,@MAX@,(read only)
 "Lovelace, Ada",1001,S1001,alovelace,A,7,,
 "Hopper, Grace",1002,S1002,ghopper,A,8,,
 "Babbage, Charles",1003,S1003,cbabbage,B,9,55,
@@ -32,7 +33,7 @@ def result(student: str, score: float) -> SubmissionResult:
 
 def write(tmp_path: Path, results: list[SubmissionResult], run: RunInfo = RUN, **options: object) -> list[dict]:
     book = tmp_path / "gradebook.csv"
-    book.write_text(GRADEBOOK, encoding="utf-8")
+    book.write_text(GRADEBOOK.replace("@MAX@", MAX), encoding="utf-8")
     reporter = open_reporter("canvas", tmp_path, **{"gradebook": book, "column": "Attention", **options})
     reporter.start(BUNDLE, run)
     for r in results:
@@ -48,7 +49,7 @@ def test_the_column_is_filled_for_students_matched_by_their_ids_and_nothing_else
     rows = write(tmp_path, results)
     assert list(rows[0]) == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Attention (4242)"]
     assert [(r["ID"], r["Attention (4242)"]) for r in rows] == [
-        ("", "100"), ("1001", "93"), ("1002", "41.5"), ("1003", ""), ("9999", "")]
+        ("", MAX), ("1001", "93"), ("1002", "41.5"), ("1003", ""), ("9999", "")]
     reporter = open_reporter("canvas", tmp_path, gradebook=tmp_path / "gradebook.csv", column="Attention (4242)")
     reporter.start(BUNDLE, RUN)
     for r in results:

@@ -56,7 +56,8 @@ def test_one_test_per_check_with_the_property_message_and_a_hidden_log(tmp_path:
     files = {p.stem: validate(json.loads(p.read_text(encoding="utf-8"))) for p in (tmp_path / "gradescope").iterdir()}
     assert set(files) == {"zoë", safe_name(odd)}
     data = files[safe_name(odd)]
-    assert data["score"] == 90 and data["stdout_visibility"] == "hidden"
+    assert data["score"] == BUNDLE.assignment.max_score - BUNDLE.assignment.item("softmax").points
+    assert data["stdout_visibility"] == "hidden"
     tests = {t["name"]: t for t in data["tests"]}
     assert len(tests) == sum(len(item.checks) for item in BUNDLE.assignment.items)
     failed = tests["softmax: rows_sum_to_one"]

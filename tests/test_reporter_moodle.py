@@ -15,6 +15,7 @@ from grader.results import CheckResult, ItemResult, NotebookReport, RunInfo, Sub
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment
+MAX, BUT_SOFTMAX = f"{A.max_score:g}", f"{A.max_score - A.item('softmax').points:g}"
 RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", "root-namespaces", True, True, (), "today")
 
 
@@ -44,9 +45,9 @@ def test_a_folder_class_is_identified_by_its_student_ids(tmp_path: Path):
     results = [result("zoe@uni.edu", ("softmax",)), result("ada@uni.edu")]
     rows = read(tmp_path, results)
     assert [(r["Identifier"], r["Full name"], r["Grade"], r["Maximum Grade"]) for r in rows] == [
-        ("ada@uni.edu", "ada@uni.edu", "100", "100"), ("zoe@uni.edu", "zoe@uni.edu", "90", "100")]
-    assert rows[0]["Feedback comments"] == "Score: 100 / 100"
-    assert rows[1]["Feedback comments"] == "Score: 90 / 100\nsoftmax: 0 / 10: softmax broke"
+        ("ada@uni.edu", "ada@uni.edu", MAX, MAX), ("zoe@uni.edu", "zoe@uni.edu", BUT_SOFTMAX, MAX)]
+    assert rows[0]["Feedback comments"] == f"Score: {MAX} / {MAX}"
+    assert rows[1]["Feedback comments"] == f"Score: {BUT_SOFTMAX} / {MAX}\nsoftmax: 0 / 10: softmax broke"
 
 
 def test_a_moodle_download_is_identified_by_participant(tmp_path: Path):
@@ -60,4 +61,4 @@ def test_the_feedback_is_its_first_lines_only():
     assert len(many) == FEEDBACK_LINES
     assert many[-1] == f"... and {len(A.items) - FEEDBACK_LINES + 2} more: see your feedback file"
     missing = feedback_lines(zero_submission("x", A, "attention_numpy.ipynb was not submitted"))
-    assert missing[0] == "Score: 0 / 100"
+    assert missing[0] == f"Score: 0 / {MAX}"

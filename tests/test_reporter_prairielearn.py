@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
+import pytest
 from test_reporters import BUNDLE, RUN, result
 
 from grader.filenames import safe_name
@@ -57,7 +58,8 @@ def test_one_file_per_student_score_as_a_fraction_one_test_per_check(tmp_path: P
     files = write(tmp_path, result("zoë"), result(odd, "softmax"))
     assert set(files) == {"zoë", safe_name(odd)}
     data = files[safe_name(odd)]
-    assert data["gradable"] is True and data["score"] == 0.9
+    earned = BUNDLE.assignment.max_score - BUNDLE.assignment.item("softmax").points
+    assert data["gradable"] is True and data["score"] == pytest.approx(earned / BUNDLE.assignment.max_score)
     tests = {t["name"]: t for t in data["tests"]}
     assert len(tests) == sum(len(item.checks) for item in BUNDLE.assignment.items)
     failed = tests["softmax: rows_sum_to_one"]
@@ -65,7 +67,7 @@ def test_one_file_per_student_score_as_a_fraction_one_test_per_check(tmp_path: P
     assert failed["output"] == "row [3] of softmax(x) sums to 0.61, not 1"
     assert tests["causal_mask: blocks_future"] == {**tests["causal_mask: blocks_future"], "points": 2,
                                                    "max_points": 2, "output": "passed"}
-    assert sum(t["points"] for t in data["tests"]) == 90
+    assert sum(t["points"] for t in data["tests"]) == earned
     assert "code cell 3 (y = x) raised NameError: x" in data["output"]  # said once, not per check
     assert files["zoë"]["score"] == 1.0
 

@@ -65,14 +65,15 @@ def test_reporters_stream_json_sort_csv_and_the_tally_summarises(tmp_path: Path)
         table = list(csv.reader(handle))
     assert [row[0] for row in table[1:]] == ["Ada Lovelace", "zoë"]
     assert table[0] == ["student", "score", "max_score", *(i.name for i in A.items)]
-    assert table[1][:4] == ["Ada Lovelace", "90", "100", "0"]
+    maximum, but_softmax = A.max_score, A.max_score - A.item("softmax").points
+    assert table[1][:4] == ["Ada Lovelace", f"{but_softmax:g}", f"{maximum:g}", "0"]
     data = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     assert data["run"]["seed"] == 5 and data["run"]["sandbox"]["notes"] == ["a note"]
     assert [s["student"] for s in data["students"]] == ["zoë", "Ada Lovelace"]  # as they came
     assert SubmissionResult.from_json(data["students"][1]) == result("Ada Lovelace", "softmax")
-    assert summary.students == 2 and summary.mean == 95
+    assert summary.students == 2 and summary.mean == (maximum + but_softmax) / 2
     assert dict(summary.pass_rates)["softmax"] == 0.5 and dict(summary.pass_rates)["causal_mask"] == 1.0
-    assert "2 students graded; class mean 95.0 / 100" in summary.lines()[0]
+    assert f"2 students graded; class mean {(maximum + but_softmax) / 2:.1f} / {maximum:g}" in summary.lines()[0]
     assert (tmp_path / "feedback" / "zoë.md").exists()
     assert data["feedback"] == {"Ada Lovelace": "feedback/Ada Lovelace.md", "zoë": "feedback/zoë.md"}
 
@@ -104,7 +105,7 @@ def test_the_summary_lists_file_problems_and_skipped_entries():
 
 def test_feedback_names_failed_properties_cells_and_output():
     text = feedback(result("Ada", "softmax"))
-    assert "**Score: 90 / 100**" in text
+    assert f"**Score: {A.max_score - A.item('softmax').points:g} / {A.max_score:g}**" in text
     assert "`rows_sum_to_one` (1 pt) **failed**: row [3] of softmax(x) sums to 0.61, not 1" in text
     assert "attention_numpy, code cell 3 (y = x) raised `NameError: x`" in text
     assert "hello ʼʼʼ world" in text  # a student's fence cannot break out of the code block

@@ -19,8 +19,9 @@ from ..bundle import Bundle, load_bundle
 from ..catalogue import Entry, load_catalogue, write_submission
 from ..config import DEFAULT_ASSIGNMENT
 from ..grade import grade, sandbox_hello
+from ..limits import default_cpus
 from ..load import discover
-from ..pool import default_jobs, local
+from ..pool import local
 from ..results import ItemResult, SubmissionResult
 from .margin import Margin, mutant_margin
 from .mutants import AutoMutant, auto_mutants
@@ -161,7 +162,7 @@ def audit(
         folders = list(discover(class_dir).students)
         progress = _progress()
         results: dict[str, SubmissionResult] = {}
-        with local(jobs or default_jobs()) as pool:
+        with local(jobs or default_cpus().count) as pool:
             # The sandbox of this audit is the one its workers' zygotes report, as in a run.
             isolation = sandbox_hello(bundle, pool, seed=seed, class_dir=class_dir).rung
             notes += isolation.notes
