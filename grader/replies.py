@@ -24,6 +24,7 @@ class Unreadable:
 
 
 UNREADABLE = Unreadable()
+_PLAIN = (str, int, float, bool, type(None))
 
 
 def read(reply: Any) -> Any:
@@ -41,6 +42,10 @@ def read(reply: Any) -> Any:
 
 def same(t: Trial, student: Any, other: Any) -> bool:
     """``other`` reproduces ``student``: the tolerance is the one for the student's dtype."""
+    if type(student) in _PLAIN and type(other) in _PLAIN and not (_number(student) and _number(other)):
+        return student == other  # names, shapes, flags: exactly (a module's reply holds hundreds)
+    if type(student) is int and type(other) is int:
+        return student == other
     if isinstance(student, Unreadable) or isinstance(other, Unreadable):
         return False
     if isinstance(student, RaisedError) or isinstance(other, RaisedError):

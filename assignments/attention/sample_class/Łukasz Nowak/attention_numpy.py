@@ -222,7 +222,9 @@ def relative_shift_matrix(k, d_model):
 
 
 # ---- mutant: causal_mask_loops_forever ----
-"""causal mask built with while loops whose outer counter is never advanced: it never returns."""
+"""The loop that builds the mask never advances its outer counter, so it never returns.
+
+causal mask built with while loops whose outer counter is never advanced: it never returns."""
 # item: causal_mask
 import numpy as np
 
