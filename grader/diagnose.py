@@ -15,7 +15,8 @@ mutants that explain the same replies are one diagnosis: they cannot be told apa
 inputs, so each is named, in catalogue order, and the feedback says each distinct sentence
 once. None explains: no diagnosis, and the feedback is what it was. A call the student's code
 did not answer (a crash, a timeout) is not compared; a mutant that does not answer in
-``SECONDS`` explains nothing, and is not run again by this worker.
+time (``SLOWER`` times the reference's on that request, from ``FLOOR`` to ``SECONDS``)
+explains nothing, and is not run again by this worker.
 
 The engine knows no assignment: the mutants are the bundle's catalogue, each mutant's
 docstring's first line the sentence the student reads. Replies depend only on the request
@@ -29,6 +30,7 @@ import contextlib
 import hashlib
 import json
 import threading
+import time
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -48,7 +50,9 @@ from .runner import RunnerLost
 from .sandbox import serve
 
 PASSED_COMPARED = 3  # passed checks whose calls are compared too, besides every failed one
-SECONDS = 0.5  # a mutant's time for one request (the reference's takes milliseconds)
+SECONDS = 0.5  # the most a mutant's reply to one request may take
+SLOWER = 100  # ... and at most this many times the reference's (at least FLOOR seconds)
+FLOOR = 0.1
 PREFIX = "This matches a known mistake: "
 REFERENCE = "(reference)"
 INDETERMINATE = object()  # a reply that differs from run to run: not compared
@@ -75,6 +79,7 @@ class Diagnoser:
             self._mutants.setdefault(entry.item, []).append(entry)
         self._namespaces: dict[str, dict[str, Any] | None] = {}
         self._replies: dict[tuple[str, str], Any] = {}
+        self._seconds: dict[str, float] = {}  # a request's time limit for the mutants
 
     def mutants(self, item: str) -> list[Entry]:
         return self._mutants.get(item, [])
@@ -117,17 +122,20 @@ class Diagnoser:
     def _reply(self, t: Trial, name: str, source: str, exchange: Exchange, key: str) -> Any:
         cached = self._replies.get((name, key), _NOT_YET)
         if cached is _NOT_YET:
-            cached = self._run(name, source, exchange.request)
-            if isinstance(exchange.request, wire.ModuleCall) and cached is not UNREADABLE:
+            started = time.perf_counter()
+            cached = self._run(name, source, exchange.request, self._seconds.get(key, SECONDS))
+            if name == REFERENCE:
+                self._seconds[key] = min(SECONDS, max(FLOOR, SLOWER * (time.perf_counter() - started)))
+            if _random_start(exchange.request, cached):
                 # A module's parameters that the request's state does not set (a bias the
                 # definition lacks) start random: a reply that changes with them says nothing.
-                again = self._run(name, source, exchange.request, torch_seed=1)
+                again = self._run(name, source, exchange.request, SECONDS, torch_seed=1)
                 if not same(t, cached, again):
                     cached = INDETERMINATE
             self._replies[(name, key)] = cached
         return cached
 
-    def _run(self, name: str, source: str, request: wire.Request, torch_seed: int = 0) -> Any:
+    def _run(self, name: str, source: str, request: wire.Request, seconds: float, torch_seed: int = 0) -> Any:
         if name not in self._namespaces:
             self._namespaces[name] = _load(source)
         namespace = self._namespaces[name]
@@ -137,10 +145,21 @@ class Diagnoser:
             # The slips overflow and divide by zero where the reference does not: not the worker's news.
             with warnings.catch_warnings(), np.errstate(all="ignore"), _torch_seeded(request, torch_seed):
                 warnings.simplefilter("ignore")
-                return read(InProcessRunner(namespace, seconds=SECONDS).request(request))
+                return read(InProcessRunner(namespace, seconds=seconds).request(request))
         except RunnerLost:
             self._namespaces[name] = None  # it hangs (or worse): once is enough
             return UNREADABLE
+
+
+def _random_start(request: wire.Request, reply: Any) -> bool:
+    """A module was called with parameters that the request's state leaves at their start."""
+    if not isinstance(request, wire.ModuleCall) or request.method is None or not isinstance(reply, dict):
+        return False
+    parameters = reply.get("parameters")
+    if not isinstance(parameters, dict):
+        return False
+    state = wire.decode(request.state) if request.state is not None else {}
+    return not set(parameters) <= set(state)
 
 
 @contextlib.contextmanager
