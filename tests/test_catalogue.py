@@ -75,7 +75,7 @@ def test_every_port_names_its_source() -> None:
 
 
 @pytest.mark.parametrize("first, why", [
-    ("softmax with np.exp(x) and no shift.", "never a value or code (it holds '(')"),
+    ("softmax with exp(x) and no shift.", "never a value or code (it holds '(')"),
     ("inputs of magnitude 1e3 overflow.", "never a value or code (it holds '1')"),
     ("uses np.sum without keepdims.", "never a value or code (it holds 'p.s')"),
     ("the maximum is not subtracted", "one sentence, ending with a period"),
