@@ -27,12 +27,13 @@ to a request is computed once per worker.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import threading
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -104,7 +105,7 @@ class Diagnoser:
         keys = [_key(exchange) for exchange in compared]
         failed = {c.name for c in checks if not c.passed}
 
-        def reproduces(name: str, source: str) -> bool:
+        def reproduces(name: str, source: Callable[[], str]) -> bool:
             determined = False  # on a call of a failed check
             for exchange, key, student in zip(compared, keys, students, strict=True):
                 reply = self._reply(t, name, source, exchange, key)
@@ -115,11 +116,12 @@ class Diagnoser:
                 determined = determined or exchange.check in failed
             return determined
 
-        if reproduces(REFERENCE, self.bundle.reference_source(item.notebook)):
+        if reproduces(REFERENCE, functools.partial(self.bundle.reference_source, item.notebook)):
             return []
-        return [entry for entry in mutants if reproduces(entry.name, _mutant_source(self.bundle, entry))]
+        return [entry for entry in mutants
+                if reproduces(entry.name, functools.partial(mutant_source, self.bundle, entry))]
 
-    def _reply(self, t: Trial, name: str, source: str, exchange: Exchange, key: str) -> Any:
+    def _reply(self, t: Trial, name: str, source: Callable[[], str], exchange: Exchange, key: str) -> Any:
         cached = self._replies.get((name, key), _NOT_YET)
         if cached is _NOT_YET:
             started = time.perf_counter()
@@ -135,9 +137,10 @@ class Diagnoser:
             self._replies[(name, key)] = cached
         return cached
 
-    def _run(self, name: str, source: str, request: wire.Request, seconds: float, torch_seed: int = 0) -> Any:
+    def _run(self, name: str, source: Callable[[], str], request: wire.Request, seconds: float,
+             torch_seed: int = 0) -> Any:
         if name not in self._namespaces:
-            self._namespaces[name] = _load(source)
+            self._namespaces[name] = _load(source())
         namespace = self._namespaces[name]
         if namespace is None:
             return UNREADABLE
@@ -191,7 +194,7 @@ def _key(exchange: Exchange) -> str:
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
-def _mutant_source(bundle: Bundle, entry: Entry) -> str:
+def mutant_source(bundle: Bundle, entry: Entry) -> str:
     """As ``grader.catalogue.write_submission`` writes it: the entry after the reference."""
     return f"{bundle.reference_source(entry.notebook)}\n\n{entry.code}"
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from .bundle import Bundle
 from .checks import Registry
@@ -23,8 +22,9 @@ from .record import Recording
 from .results import CheckResult, Diagnosis, ItemResult, NotebookReport, SubmissionResult, zero_item
 from .runner import ItemOutput, Runner, RunnerFactory, RunnerLost
 
-if TYPE_CHECKING:
-    from .diagnose import Diagnoser
+# The known mistakes that explain an item's lost points, from what its checks asked and got
+# (``grader.diagnose.Diagnoser.diagnose``).
+Diagnose = Callable[[Item, Recording, Sequence[CheckResult]], tuple[Diagnosis, ...]]
 
 
 def seed_for(seed: int, *names: str) -> list[int]:
@@ -34,7 +34,7 @@ def seed_for(seed: int, *names: str) -> list[int]:
 
 def grade_submission(
     submission: Submission, bundle: Bundle, seed: int, open_runner: RunnerFactory, *, examples: bool = False,
-    diagnoser: Diagnoser | None = None,
+    diagnose: Diagnose | None = None,
 ) -> SubmissionResult:
     started = time.perf_counter()
     assignment = bundle.assignment
@@ -42,7 +42,7 @@ def grade_submission(
     notebooks: list[NotebookReport] = []
     for source in submission.files:
         nb_items = assignment.items_of(source.notebook)
-        report, results = _grade_notebook(source, nb_items, bundle.checks, seed, open_runner, examples, diagnoser)
+        report, results = _grade_notebook(source, nb_items, bundle.checks, seed, open_runner, examples, diagnose)
         notebooks.append(report)
         items.extend(results)
     order = [item.name for item in assignment.items]
@@ -59,7 +59,7 @@ def grade_submission(
 
 def _grade_notebook(
     source: SourceFile, items: Sequence[Item], checks: Registry, seed: int, open_runner: RunnerFactory,
-    examples: bool, diagnoser: Diagnoser | None,
+    examples: bool, diagnose: Diagnose | None,
 ) -> tuple[NotebookReport, list[ItemResult]]:
     if source.problem is not None:
         report = NotebookReport(source.notebook, source.path, source.problem, (), "", source.note)
@@ -79,7 +79,7 @@ def _grade_notebook(
         if runner.load.failure is not None:
             results.append(zero_item(item, runner.load.failure))
             continue
-        result, alive = run_item(item, runner, seed, checks, diagnoser)
+        result, alive = run_item(item, runner, seed, checks, diagnose)
         results.append(result)
         if not alive:
             runner.close()
@@ -94,10 +94,10 @@ def _grade_notebook(
 
 
 def run_item(item: Item, runner: Runner, seed: int, registry: Registry,
-             diagnoser: Diagnoser | None = None) -> tuple[ItemResult, bool]:
+             diagnose: Diagnose | None = None) -> tuple[ItemResult, bool]:
     """Run an item's checks; returns the result and whether the runner is still usable. With
-    ``diagnoser``, an item that lost points gets the known mistakes that explain it."""
-    recording = Recording(runner) if diagnoser is not None and diagnoser.mutants(item.name) else None
+    ``diagnose``, an item that lost points gets the known mistakes that explain it."""
+    recording = Recording(runner) if diagnose is not None else None
     if recording is not None:
         runner = recording
     checks: list[CheckResult] = []
@@ -124,8 +124,8 @@ def run_item(item: Item, runner: Runner, seed: int, registry: Registry,
     output = runner.end_item() if alive else ItemOutput("", 0)
     earned = round(sum(c.earned for c in checks), 6)
     diagnoses: tuple[Diagnosis, ...] = ()
-    if recording is not None and diagnoser is not None and earned < item.points:
-        diagnoses = diagnoser.diagnose(item, recording, checks)
+    if recording is not None and diagnose is not None and earned < item.points:
+        diagnoses = diagnose(item, recording, checks)
     result = ItemResult(item.name, item.notebook, item.points, earned, tuple(checks), output.text,
                         output.dropped_bytes, error, diagnoses=diagnoses)
     return result, alive

@@ -42,7 +42,7 @@ def grade(item_name: str, code: str, diagnoser: Diagnoser, seed: int = SEED) -> 
         pytest.importorskip("torch")
     namespace = serve.new_namespace(item.notebook)
     assert serve.exec_cell(0, f"{BUNDLE.reference_source(item.notebook)}\n\n{code}", namespace) is None
-    result, _ = run_item(item, InProcessRunner(namespace, seconds=5), seed, BUNDLE.checks, diagnoser)
+    result, _ = run_item(item, InProcessRunner(namespace, seconds=5), seed, BUNDLE.checks, diagnoser.diagnose)
     return result
 
 
