@@ -5,7 +5,8 @@ must be named as itself, and nothing correct may be named at all.
   mutant that reproduces it on the compared calls ("equivalent here", said in the table). A
   diagnosis without its own id is an audit failure ("WRONG"), and so is none ("NONE"), unless
   its item answered no call the diagnosis could compare ("no output": it crashed or hung from
-  the first check on, and the diagnosis never guesses from silence);
+  the first check on, and the diagnosis never guesses from silence) or it lost no points (a
+  miss of the audit already: there is nothing to diagnose);
 * the reference and every alternative: no diagnosis on any item ("FALSE").
 
 ``print_confusion`` prints, per item, which mutant was named as which.
@@ -25,7 +26,7 @@ class DiagnosisCase:
     name: str
     item: str  # the mutant's item; for the others, the item that was diagnosed (or "")
     named: tuple[str, ...]  # the catalogue ids the diagnosis named
-    verdict: str  # "self", "no output", "ok" (nothing named on a correct one), "NONE", "WRONG", "FALSE"
+    verdict: str  # "self", "no output", "survived", "ok" (nothing named on a correct one), "NONE", "WRONG", "FALSE"
 
     @property
     def failed(self) -> bool:
@@ -41,6 +42,8 @@ def judge_mutant(name: str, item: str, result: SubmissionResult) -> list[Diagnos
     named = tuple(d.mistake for d in own.diagnoses)
     if name in named:
         verdict = "self"
+    elif own.earned >= own.points:
+        verdict = "survived"  # nothing to diagnose: the audit's table already says it is a miss
     elif named:
         verdict = "WRONG"
     else:
