@@ -18,9 +18,10 @@ from grader.checks.base import Trial
 from grader.config import DEFAULT_ASSIGNMENT
 from grader.diagnose import PREFIX, Diagnoser, message
 from grader.inprocess import InProcessRunner
+from grader.record import Recording
 from grader.replies import UNREADABLE, same
-from grader.results import ItemResult
-from grader.run import run_item
+from grader.results import CheckResult, ItemResult
+from grader.run import run_item, seed_for
 from grader.sandbox import serve
 from grader.wire import ForeignArray, RaisedError
 
@@ -146,3 +147,24 @@ def test_same_within_the_tolerance_nan_for_nan_and_exceptions_by_class() -> None
     assert same(t, {"a": [1, 2], "b": (x, "s")}, {"a": [1, 2], "b": (x, "s")})
     assert not same(t, {"a": [1, 2]}, {"a": [1, 3]})
     assert not same(t, UNREADABLE, UNREADABLE)
+
+
+def test_a_mutant_is_never_named_where_the_reference_explains_the_replies() -> None:
+    """A check lost for a reason its replies do not show (here: said so by hand) is no mutant's
+    doing when the reference gives the very same replies, even to a mutant that gives them too."""
+    entries = {e.name: e for e in load_catalogue(BUNDLE, ("mutant",))}
+    harmless = replace(entries["softmax_no_max_shift"], name="softmax_as_reference", description="Nothing.", code="")
+    diagnoser = Diagnoser(BUNDLE)
+    diagnoser._mutants["softmax"] = [harmless]
+    item = BUNDLE.assignment.item("softmax")
+    namespace = serve.new_namespace(item.notebook)
+    serve.exec_cell(0, BUNDLE.reference_source(item.notebook), namespace)
+    recording = Recording(InProcessRunner(namespace))
+    checks = []
+    for name, points in item.checks:  # the item loop of grader.run, its first check said to fail
+        recording.check = name
+        trial = Trial(item=item, check=name, seed=SEED, rng_seed=seed_for(SEED, item.name, name), runner=recording)
+        BUNDLE.checks.get(item.name, name)(trial)
+        checks.append(CheckResult(name, points, 0.0 if not checks else points, bool(checks), ""))
+    assert {e.check for e in recording.exchanges} >= {checks[0].name}
+    assert diagnoser.diagnose(item, recording, checks) == ()
