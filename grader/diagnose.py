@@ -46,7 +46,7 @@ from .config import Item
 from .inprocess import InProcessRunner
 from .record import Exchange, Recording
 from .replies import UNREADABLE, read, same
-from .results import CheckResult, Diagnosis
+from .results import DIAGNOSIS_OPENING, CheckResult, Diagnosis
 from .runner import RunnerLost
 from .sandbox import serve
 
@@ -54,7 +54,7 @@ PASSED_COMPARED = 3  # passed checks whose calls are compared too, besides every
 SECONDS = 0.5  # the most a mutant's reply to one request may take
 SLOWER = 100  # ... and at most this many times the reference's (at least FLOOR seconds)
 FLOOR = 0.1
-PREFIX = "This matches a known mistake: "
+PREFIX = DIAGNOSIS_OPENING
 REFERENCE = "(reference)"
 INDETERMINATE = object()  # a reply that differs from run to run: not compared
 _NOT_YET = object()

@@ -20,6 +20,9 @@ class CheckResult:
     margin: float | None = None
 
 
+DIAGNOSIS_OPENING = "This matches a known mistake: "  # how every diagnosis's sentence begins
+
+
 @dataclass(frozen=True)
 class Diagnosis:
     """A known mistake (a catalogue mutant) that reproduces what the student's code returned

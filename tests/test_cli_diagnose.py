@@ -73,6 +73,7 @@ def test_the_class_report_counts_the_mistake_and_names_the_student(out: Path) ->
     section = report.split('<h2 id="mistakes">Known mistakes</h2>')[1].split("<h2")[0]
     assert '<td class="num">1</td>' in section and "<code>sdpa_no_scale</code>" in section
     assert "Bo Slip" in section and "Ada" not in section
+    assert "<code>scaled_dot_product_attention</code>: the scores are not divided by √d_k" in section
 
 
 def test_the_per_check_formats_carry_the_sentence_in_the_failure_text(out: Path) -> None:

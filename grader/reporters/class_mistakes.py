@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from ..results import SubmissionResult
+from ..results import DIAGNOSIS_OPENING, SubmissionResult
 from .html import esc
 
 MISTAKES = 25  # mistakes listed
@@ -34,14 +34,15 @@ def mistakes_section(rows: Sequence[tuple[str, Diagnosed]]) -> list[str]:
     out = ['<h2 id="mistakes">Known mistakes</h2>']
     if not ranked:
         return [*out, "<p>No failure matched a known mistake of the catalogue.</p>"]
-    out.append("<p>Failures that a mistake of the catalogue reproduces exactly (on the inputs of the checks "
-               "the student failed and of some it passed), once per student.</p>")
+    out.append("<p>Failures that match a known mistake of the catalogue: it reproduces the student's answers "
+               "on the inputs of the checks they failed and of some they passed. Counted once per student.</p>")
     out += ["<table>", '<tr><th class="num">students</th><th>item: mistake</th><th>catalogue</th><th>who</th></tr>']
     for key, who in ranked:
         names = sorted(who)
         shown = ", ".join(esc(s) for s in names[:STUDENTS_NAMED])
         more = f" and {len(names) - STUDENTS_NAMED} more" if len(names) > STUDENTS_NAMED else ""
         catalogue = ", ".join(f"<code>{esc(m)}</code>" for m in sorted(ids[key]))
-        out.append(f'<tr><td class="num">{len(names)}</td><td><code>{esc(key[0])}</code>: {esc(key[1])}</td>'
+        mistake = key[1].removeprefix(DIAGNOSIS_OPENING)  # said once, in the paragraph above
+        out.append(f'<tr><td class="num">{len(names)}</td><td><code>{esc(key[0])}</code>: {esc(mistake)}</td>'
                    f"<td>{catalogue}</td><td>{shown}{more}</td></tr>")
     return [*out, "</table>"]
