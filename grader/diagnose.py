@@ -10,10 +10,10 @@ what the student got right from being named).
 A mutant *explains* the student when its reply matches the student's on every compared call
 (``grader.replies.same``, the item's tolerance) and the reference's does not. A module's
 reply that the mutant itself does not give twice alike (it depends on parameters the request
-leaves at their random start) is not compared; at least one call of a failed check must be. Several
-mutants that explain the same replies are one diagnosis: they cannot be told apart on these
-inputs, so each is named, in catalogue order, and the feedback says each distinct sentence
-once. None explains: no diagnosis, and the feedback is what it was. A call the student's code
+leaves at their random start) is not compared; at least one call of a failed check must be.
+Several mutants that explain the same replies are one diagnosis: they cannot be told apart
+on these inputs, so each is named, in catalogue order, and the feedback says each distinct
+sentence once. None explains: no diagnosis, and the feedback is what it was. A call the student's code
 did not answer (a crash, a timeout) is not compared; a mutant that does not answer in
 time (``SLOWER`` times the reference's on that request, from ``FLOOR`` to ``SECONDS``)
 explains nothing, and is not run again by this worker.
