@@ -402,6 +402,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs-sweep", help="grade the class once per worker count (e.g. 1,2,4,8,16) and "
                         "print a scaling table; no floor and no nbgrader")
     parser.add_argument("--scheduler", help="grade through this dask scheduler instead of the local pool")
+    parser.add_argument("--diagnose-ab", type=int, metavar="ROUNDS",
+                        help="grade the class ROUNDS times with the diagnosis and ROUNDS times with --no-diagnose, "
+                        "alternated (ABBA), and print both; no floor and no nbgrader")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--timeout", type=int, default=30, help="nbgrader's cell timeout (s)")
     parser.add_argument("--buggy", type=float, default=0.25, help="share of students with a mutant")
@@ -427,6 +430,8 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-grade-")) if args.keep is None else args.keep
     work.mkdir(parents=True, exist_ok=True)
     try:
+        if args.diagnose_ab:
+            return _diagnose_ab(args, work)
         return _sweep(args, work, sweep) if sweep else _run(args, work)
     finally:
         if args.keep is None:
@@ -467,6 +472,42 @@ def _describe_machine(machine: dict[str, Any]) -> str:
     threads = ", ".join(f"{k}={v}" for k, v in machine["threads"]["worker"].items())
     return (f"{machine['cores']} cores ({machine['cpu'] or 'CPU unknown'}); Python, numpy, torch: "
             f"{' '.join(machine['python_numpy_torch']) or 'unknown'}; threads per worker and per sandbox: {threads}")
+
+
+def _diagnose_ab(args: argparse.Namespace, work: Path) -> int:
+    """The cost of naming the mistakes: the same class and seed graded with and without the
+    diagnosis, alternated ABBA so that a drifting load falls on both alike."""
+    _, class_dir, report = _build(args, work)
+    print(_describe_machine(report["machine"]), flush=True)
+    runs: dict[str, list[dict[str, Any]]] = {"with": [], "without": []}
+    order = [("with", "without") if k % 2 == 0 else ("without", "with") for k in range(args.diagnose_ab)]
+    for pair in order:
+        for kind in pair:
+            print(f"ours, {kind} the diagnosis ...", flush=True)
+            out = work / f"ours-{kind}"
+            shutil.rmtree(out, ignore_errors=True)
+            extra = () if kind == "with" else ("--no-diagnose",)
+            run = measure_ours(class_dir, out, args.seed, args.jobs, args.scheduler, extra)
+            diagnosed = json.loads((out / "results.json").read_text())["students"]
+            run["diagnosed"] = sum(1 for s in diagnosed if any(i.get("diagnoses") for i in s["items"]))
+            runs[kind].append(run)
+            print(f"  wall {run['wall']:.1f} s, CPU {run['cpu']:.1f} s, {run['diagnosed']} students diagnosed",
+                  flush=True)
+    print()
+    for kind, measured in runs.items():
+        walls = sorted(r["wall"] for r in measured)
+        cpus = sorted(r["cpu"] for r in measured)
+        print(f"{kind:>7s} the diagnosis: wall {', '.join(f'{w:.1f}' for w in walls)} s "
+              f"(median {statistics.median(walls):.1f}); CPU {', '.join(f'{c:.1f}' for c in cpus)} s "
+              f"(median {statistics.median(cpus):.1f})")
+    wall = statistics.median(r["wall"] for r in runs["with"]) / statistics.median(r["wall"] for r in runs["without"])
+    cpu = statistics.median(r["cpu"] for r in runs["with"]) / statistics.median(r["cpu"] for r in runs["without"])
+    print(f"with / without: wall {wall - 1:+.1%}, CPU {cpu - 1:+.1%}")
+    report["diagnose_ab"] = {kind: [{"wall": r["wall"], "cpu": r["cpu"], "diagnosed": r["diagnosed"]} for r in rs]
+                             for kind, rs in runs.items()}
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1, default=list))
+    return 0
 
 
 def _sweep(args: argparse.Namespace, work: Path, counts: list[int]) -> int:

@@ -6,13 +6,19 @@ optionally the checks of that item it must fail); its code is appended to the re
 module of that item's notebook, so the new definition replaces the reference's one and
 nothing else changes::
 
-    \"\"\"relu that leaks: negative inputs keep a tenth of their value.\"\"\"
+    \"\"\"Negative inputs are scaled down instead of set to zero.
+
+    relu that leaks: x * 0.1 where x < 0.\"\"\"
     # item: relu
     # loses: matches_reference
     import numpy as np
     def relu(x): ...
 
-Ports of public code name their source in a comment.
+A mutant's docstring's first line is the sentence a student reads when the diagnosis
+(``grader.diagnose``) finds that mistake in their code: it names the idea that went wrong,
+never a value or code (no digits, brackets, operators or dotted names), and ends with a
+period; the rest of the docstring is for the instructor. Ports of public code name their
+source in a comment.
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from .bundle import Bundle
 
 _ITEM_LINE = re.compile(r"^# item: *(\S+) *$", re.MULTILINE)
 _LOSES_LINE = re.compile(r"^# loses: *(.+?) *$", re.MULTILINE)
+# What a student's sentence must not hold: digits, code punctuation, dotted names (np.sum).
+_CODE = re.compile(r"[0-9`()\[\]{}=*<>#|/\\+%^~]|\w\.\w")
 
 
 class CatalogueError(ValueError):
@@ -75,7 +83,20 @@ def _entry(path: Path, kind: str, bundle: Bundle) -> Entry:
         if check not in dict(item.checks):
             raise CatalogueError(f"{path}: '# loses: {check}' is not a check of {item.name} "
                                  f"(its checks: {', '.join(name for name, _ in item.checks)})")
-    return Entry(path.stem, kind, item.name, item.notebook, doc.splitlines()[0], code, checks)
+    description = doc.splitlines()[0].strip()
+    if kind == "mutant":
+        _student_sentence(path, description)
+    return Entry(path.stem, kind, item.name, item.notebook, description, code, checks)
+
+
+def _student_sentence(path: Path, sentence: str) -> None:
+    code = _CODE.search(sentence)
+    if code is not None:
+        raise CatalogueError(f"{path}: the docstring's first line is what a student reads: the idea, never a "
+                             f"value or code (it holds {code.group(0)!r})")
+    if not sentence.endswith("."):
+        raise CatalogueError(f"{path}: the docstring's first line is what a student reads: one sentence, "
+                             "ending with a period")
 
 
 def write_submission(folder: Path, bundle: Bundle, entry: Entry | None = None) -> Path:

@@ -41,6 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--jobs", type=int, help="worker processes (default: the number of cores)")
     grade.add_argument("--scheduler", help="address of a dask.distributed scheduler to run on instead")
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
+    grade.add_argument("--no-diagnose", action="store_true",
+                       help="do not name the known mistakes that explain lost points")
     grade.add_argument("--canvas-gradebook", type=Path, metavar="FILE",
                        help="with --format canvas: the gradebook CSV that Canvas's Grades > Export writes")
     grade.add_argument("--canvas-column", metavar="NAME",
@@ -131,7 +133,8 @@ def _grade(args: argparse.Namespace) -> int:
     if "canvas" not in reports and (args.canvas_gradebook or args.canvas_column):
         raise ValueError("grade: --canvas-gradebook and --canvas-column go with --format canvas")
     options = dict(assignment_path=args.assignment, seed=args.seed, jobs=args.jobs, scheduler=args.scheduler,
-                   reporters=reports, reporter_options={"canvas": canvas}, progress=progress)
+                   reporters=reports, reporter_options={"canvas": canvas}, progress=progress,
+                   diagnose=not args.no_diagnose)
     try:
         if args.nbgrader is not None:
             outcome = _grade_course(args, grade_class, options)

@@ -39,15 +39,17 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr)
 
 
-def _job(bundle: Bundle, seed: int, class_dir: Path, outputs: Sequence[Path], examples: bool) -> Job:
-    return Job(str(bundle.assignment.path), seed, str(class_dir), tuple(str(p) for p in outputs), examples)
+def _job(bundle: Bundle, seed: int, class_dir: Path, outputs: Sequence[Path], examples: bool,
+         diagnose: bool = True) -> Job:
+    return Job(str(bundle.assignment.path), seed, str(class_dir), tuple(str(p) for p in outputs), examples,
+               diagnose)
 
 
 def sandbox_hello(bundle: Bundle, pool: Pool, *, seed: int, class_dir: Path, outputs: Sequence[Path] = (),
-                  examples: bool = False) -> Hello:
+                  examples: bool = False, diagnose: bool = True) -> Hello:
     """The record of the sandbox that ``grade`` with the same arguments grades in: one worker's
     zygote's own (it warms that worker). ``SandboxError`` where the zygote refuses."""
-    return Hello.from_json(json.loads(pool.hello(_job(bundle, seed, class_dir, outputs, examples))))
+    return Hello.from_json(json.loads(pool.hello(_job(bundle, seed, class_dir, outputs, examples, diagnose))))
 
 
 def grade(
@@ -59,13 +61,15 @@ def grade(
     class_dir: Path,
     outputs: Sequence[Path] = (),
     examples: bool = False,
+    diagnose: bool = True,
     log: Callable[[str], None] = _stderr,
 ) -> Iterator[SubmissionResult]:
     """Each of ``submissions`` (student folders under ``class_dir``) graded against ``bundle``.
     ``outputs`` are folders the sandboxes must not see, besides the class (the run's results).
     ``examples``: each item's public example runs too, and its pictures come with the result.
-    A folder the grader itself fails on still gets a result (zero, saying so)."""
-    job = _job(bundle, seed, class_dir, outputs, examples)
+    ``diagnose``: an item that lost points is explained by the catalogue's known mistakes
+    (``grader.diagnose``). A folder the grader itself fails on still gets a result (zero, saying so)."""
+    job = _job(bundle, seed, class_dir, outputs, examples, diagnose)
     for folder, outcome in pool.grade(list(submissions), job) if submissions else ():
         if isinstance(outcome, BaseException):
             log(f"error: the grader failed on {folder.name}: {type(outcome).__name__}: {outcome}")
@@ -96,6 +100,7 @@ def grade_class(
     stages: Sequence[Stage] = (),
     hide: Sequence[Path] = (),
     progress: Callable[[int, int], None] | None = None,
+    diagnose: bool = True,
     log: Callable[[str], None] = _stderr,
 ) -> RunOutcome:
     """Grade every student folder of ``class_dir`` against the bundle at ``assignment_path``
@@ -104,7 +109,8 @@ def grade_class(
     ``reporter_options``: keyword arguments of a reporter by its name (the Canvas gradebook).
     ``stages`` (the nbgrader gradebook) get the same results; ``hide`` are more folders the
     sandboxes must not see (a course folder, with its solutions). When ``out_dir`` holds an
-    earlier run, the new one is compared with it (``changes.csv``, the summary's regrade)."""
+    earlier run, the new one is compared with it (``changes.csv``, the summary's regrade).
+    ``diagnose=False`` names no known mistakes (``grader.diagnose``)."""
     class_dir, out_dir = Path(class_dir).resolve(), Path(out_dir).resolve()
     if out_dir == class_dir or class_dir in out_dir.parents:
         raise ValueError(f"{out_dir}: the output folder must not be inside the class folder {class_dir}")
@@ -127,13 +133,14 @@ def grade_class(
         download = [p for p in download if p not in (Path("/"), *SCRATCH)]
         return _grade_class(bundle, class_dir, folder, lms, out_dir, seed=seed, jobs=jobs, scheduler=scheduler,
                             reporters=reporters, reporter_options=reporter_options or {}, examples=examples,
-                            stages=stages, hide=[*hide, *download], progress=progress, log=log)
+                            stages=stages, hide=[*hide, *download], progress=progress, diagnose=diagnose,
+                            log=log)
 
 
 def _grade_class(bundle: Bundle, download: Path, class_dir: Path, lms: LmsInfo | None, out_dir: Path, *,
                  seed: int | None, jobs: int | None, scheduler: str | None, reporters: Sequence[str],
                  reporter_options: Mapping[str, Mapping[str, Any]], examples: bool, stages: Sequence[Stage],
-                 hide: Sequence[Path], progress: Callable[[int, int], None] | None,
+                 hide: Sequence[Path], progress: Callable[[int, int], None] | None, diagnose: bool,
                  log: Callable[[str], None]) -> RunOutcome:
     """``grade_class`` on a class folder (``download``'s, or ``download`` itself)."""
     found = discover(class_dir, bundle.assignment.name, bundle.assignment.notebooks)
@@ -160,7 +167,8 @@ def _grade_class(bundle: Bundle, download: Path, class_dir: Path, lms: LmsInfo |
         if progress is not None:
             progress(0, len(folders))  # before the workers' start-up, which takes seconds
         outputs = (out_dir, write_dir, *hide)
-        hello = sandbox_hello(bundle, pool, seed=seed, class_dir=class_dir, outputs=outputs, examples=examples)
+        hello = sandbox_hello(bundle, pool, seed=seed, class_dir=class_dir, outputs=outputs, examples=examples,
+                              diagnose=diagnose)
         isolation = hello.rung
         if isolation.degraded:
             keep_from_same_uid()  # this process writes the results
@@ -177,7 +185,7 @@ def _grade_class(bundle: Bundle, download: Path, class_dir: Path, lms: LmsInfo |
         for output in reporters_and_stages:
             output.start(bundle, run)
         stream = grade(bundle, folders, pool, seed=seed, class_dir=class_dir, outputs=outputs,
-                       examples=examples, log=log)
+                       examples=examples, diagnose=diagnose, log=log)
         for done, result in enumerate(stream, start=1):
             for output in reporters_and_stages:
                 output.add(result)

@@ -20,6 +20,18 @@ class CheckResult:
     margin: float | None = None
 
 
+DIAGNOSIS_OPENING = "This matches a known mistake: "  # how every diagnosis's sentence begins
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """A known mistake (a catalogue mutant) that reproduces what the student's code returned
+    on an item where the reference does not (``grader.diagnose``)."""
+
+    mistake: str  # the catalogue entry's id
+    message: str  # the sentence the student reads: the idea, never a value or code
+
+
 Table = tuple[tuple[float | None, ...], ...]  # rows of numbers; None for NaN or infinite
 
 
@@ -63,6 +75,12 @@ class ItemResult:
     output_dropped: int  # bytes printed beyond the cap
     error: str | None  # why the item could not be (fully) run, if it could not
     examples: tuple[Picture, ...] = ()  # the item's public examples, when a reporter asked
+    diagnoses: tuple[Diagnosis, ...] = ()  # the known mistakes that explain the lost points
+
+    @property
+    def mistakes(self) -> tuple[str, ...]:
+        """The diagnoses' sentences, each once (mutants that cannot be told apart may share one)."""
+        return tuple(dict.fromkeys(d.message for d in self.diagnoses))
 
 
 @dataclass(frozen=True)
@@ -102,7 +120,8 @@ class SubmissionResult:
     def from_json(cls, data: dict[str, Any]) -> SubmissionResult:
         items = tuple(
             ItemResult(**{**item, "checks": tuple(CheckResult(**c) for c in item["checks"]),
-                          "examples": tuple(Picture.from_json(p) for p in item.get("examples", ()))})
+                          "examples": tuple(Picture.from_json(p) for p in item.get("examples", ())),
+                          "diagnoses": tuple(Diagnosis(**d) for d in item.get("diagnoses", ()))})
             for item in data["items"]
         )
         notebooks = tuple(
@@ -119,7 +138,8 @@ class SubmissionResult:
 
 
 def _item_json(item: ItemResult) -> dict[str, Any]:
-    data = {**vars(item), "checks": [dict(vars(c)) for c in item.checks]}
+    data = {**vars(item), "checks": [dict(vars(c)) for c in item.checks],
+            "diagnoses": [dict(vars(d)) for d in item.diagnoses]}
     if item.examples:
         data["examples"] = [dict(vars(p)) for p in item.examples]  # tuples are written as lists
     else:  # a run without pictures writes the same results.json as before they existed

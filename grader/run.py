@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from .bundle import Bundle
@@ -18,8 +18,13 @@ from .checks import Registry
 from .checks.base import CheckFailed, Trial
 from .config import Item
 from .load import SourceFile, Submission
-from .results import CheckResult, ItemResult, NotebookReport, SubmissionResult, zero_item
+from .record import Recording
+from .results import CheckResult, Diagnosis, ItemResult, NotebookReport, SubmissionResult, zero_item
 from .runner import ItemOutput, Runner, RunnerFactory, RunnerLost
+
+# The known mistakes that explain an item's lost points, from what its checks asked and got
+# (``grader.diagnose.Diagnoser.diagnose``).
+Diagnose = Callable[[Item, Recording, Sequence[CheckResult]], tuple[Diagnosis, ...]]
 
 
 def seed_for(seed: int, *names: str) -> list[int]:
@@ -28,7 +33,8 @@ def seed_for(seed: int, *names: str) -> list[int]:
 
 
 def grade_submission(
-    submission: Submission, bundle: Bundle, seed: int, open_runner: RunnerFactory, *, examples: bool = False
+    submission: Submission, bundle: Bundle, seed: int, open_runner: RunnerFactory, *, examples: bool = False,
+    diagnose: Diagnose | None = None,
 ) -> SubmissionResult:
     started = time.perf_counter()
     assignment = bundle.assignment
@@ -36,7 +42,7 @@ def grade_submission(
     notebooks: list[NotebookReport] = []
     for source in submission.files:
         nb_items = assignment.items_of(source.notebook)
-        report, results = _grade_notebook(source, nb_items, bundle.checks, seed, open_runner, examples)
+        report, results = _grade_notebook(source, nb_items, bundle.checks, seed, open_runner, examples, diagnose)
         notebooks.append(report)
         items.extend(results)
     order = [item.name for item in assignment.items]
@@ -53,7 +59,7 @@ def grade_submission(
 
 def _grade_notebook(
     source: SourceFile, items: Sequence[Item], checks: Registry, seed: int, open_runner: RunnerFactory,
-    examples: bool,
+    examples: bool, diagnose: Diagnose | None,
 ) -> tuple[NotebookReport, list[ItemResult]]:
     if source.problem is not None:
         report = NotebookReport(source.notebook, source.path, source.problem, (), "", source.note)
@@ -74,7 +80,7 @@ def _grade_notebook(
         if runner.load.failure is not None:
             results.append(zero_item(item, runner.load.failure))
             continue
-        result, alive = run_item(item, runner, seed, checks)
+        result, alive = run_item(item, runner, seed, checks, diagnose)
         results.append(result)
         if not alive:
             runner.close()
@@ -88,8 +94,13 @@ def _grade_notebook(
     return report, results
 
 
-def run_item(item: Item, runner: Runner, seed: int, registry: Registry) -> tuple[ItemResult, bool]:
-    """Run an item's checks; returns the result and whether the runner is still usable."""
+def run_item(item: Item, runner: Runner, seed: int, registry: Registry,
+             diagnose: Diagnose | None = None) -> tuple[ItemResult, bool]:
+    """Run an item's checks; returns the result and whether the runner is still usable. With
+    ``diagnose``, an item that lost points gets the known mistakes that explain it."""
+    recording = Recording(runner) if diagnose is not None else None
+    if recording is not None:
+        runner = recording
     checks: list[CheckResult] = []
     error: str | None = None
     alive = True
@@ -99,6 +110,8 @@ def run_item(item: Item, runner: Runner, seed: int, registry: Registry) -> tuple
             checks.append(CheckResult(name, points, 0.0, False, f"not run: {error}"))
             continue
         trial = Trial(item=item, check=name, seed=seed, rng_seed=seed_for(seed, item.name, name), runner=runner)
+        if recording is not None:
+            recording.check = name
         try:
             registry.get(item.name, name)(trial)
         except CheckFailed as failed:
@@ -111,8 +124,11 @@ def run_item(item: Item, runner: Runner, seed: int, registry: Registry) -> tuple
             checks.append(CheckResult(name, points, points, True, ""))
     output = runner.end_item() if alive else ItemOutput("", 0)
     earned = round(sum(c.earned for c in checks), 6)
+    diagnoses: tuple[Diagnosis, ...] = ()
+    if recording is not None and diagnose is not None and earned < item.points:
+        diagnoses = diagnose(item, recording, checks)
     result = ItemResult(item.name, item.notebook, item.points, earned, tuple(checks), output.text,
-                        output.dropped_bytes, error)
+                        output.dropped_bytes, error, diagnoses=diagnoses)
     return result, alive
 
 

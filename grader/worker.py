@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .bundle import Bundle, load_bundle
+from .diagnose import Diagnoser
 from .load import SourceFile, load_submission
 from .run import grade_submission
 from .sandbox.client import SandboxRunner, Zygote, default_hidden
@@ -39,6 +40,7 @@ class Job:
     class_dir: str
     outputs: tuple[str, ...]  # the run's output folders, hidden from the sandboxes like the class
     examples: bool = False  # run each item's public example too, for a reporter's pictures
+    diagnose: bool = True  # name the known mistakes that explain an item's lost points
 
 
 @dataclass
@@ -47,6 +49,7 @@ class _WorkerState:
     bundle: Bundle
     zygote: Zygote
     hide: list[Path]
+    diagnoser: Diagnoser | None
 
 
 _local = threading.local()
@@ -88,7 +91,7 @@ def _state(job: Job) -> _WorkerState:
         refused = secrets_readable(zygote.isolation, zygote.uid, secrets)
         if refused is not None:
             raise SandboxError(refused)
-        state = _WorkerState(job, bundle, zygote, hide)
+        state = _WorkerState(job, bundle, zygote, hide, Diagnoser(bundle) if job.diagnose else None)
         _local.state = state
     return state
 
@@ -154,6 +157,7 @@ def grade_folder(folder: str, job: Job) -> str:
         items = len(assignment.items_of(source.notebook)) + (1 if job.examples else 0)
         return SandboxRunner(state.zygote, source, assignment.limits, state.hide, items)
 
-    result = grade_submission(submission, bundle, job.seed, open_runner, examples=job.examples)
+    result = grade_submission(submission, bundle, job.seed, open_runner, examples=job.examples,
+                              diagnose=state.diagnoser.diagnose if state.diagnoser else None)
     result = replace(result, seconds=round(time.perf_counter() - started, 4))
     return json.dumps(result.to_json(), ensure_ascii=False)

@@ -25,9 +25,11 @@ from grader.audit import (
     print_report,
     run_audit,
 )
+from grader.audit.diagnosis import judge_correct, judge_mutant, print_confusion
 from grader.bundle import load_bundle
 from grader.catalogue import load_catalogue
 from grader.config import DEFAULT_ASSIGNMENT
+from grader.results import SubmissionResult
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
@@ -348,3 +350,50 @@ def test_a_mutant_that_passes_a_check_its_header_names_is_a_miss(tmp_path: Path)
     assert re.search(r"^mutant +blocked +scaled_dot_product_attention +MISS .*"
                      r"caught, but it passes output_and_weight_shapes, which it must fail", text, re.MULTILINE), text
     assert re.search(r"^  sdpa_no_scale +scaled_dot_product_attention +x\d\.\de\+0\d \(", text, re.MULTILINE), text
+
+
+# ---- the diagnosis ----------------------------------------------------------------------
+
+def test_the_audit_names_every_answering_mutant_as_itself(audit_run: subprocess.CompletedProcess[str]) -> None:
+    text = audit_run.stdout
+    mutants = len(load_catalogue(BUNDLE, ("mutant",)))
+    alternatives = len(load_catalogue(BUNDLE, ("alternative",)))
+    assert f"diagnosis: {mutants - 1}/{mutants} mutants named as themselves" in text, text
+    assert "1 with no output to compare: causal_mask_loops_forever" in text
+    assert "mha_annotated_transformer_assert = mha_assert_instead_of_value_error" in text
+    assert f"diagnosis: {alternatives + 2}/{alternatives + 2} correct or blank submissions" in text
+    assert re.search(r"^ +\d+  sdpa_no_scale +[.# ]+$", text, re.MULTILINE), text  # a row of the table
+    assert "diagnosis FAILED" not in text
+
+
+def _graded(item: str, named: tuple[str, ...], earned: float = 0.0) -> SubmissionResult:
+    return SubmissionResult.from_json({
+        "student": "s", "score": earned, "max_score": 10.0, "notebooks": [], "seconds": 0.0,
+        "items": [{"name": item, "notebook": "attention_numpy", "points": 10.0, "earned": earned,
+                   "checks": [{"name": "c", "points": 10.0, "earned": earned, "passed": earned > 0,
+                               "message": "", "margin": None}],
+                   "output": "", "output_dropped": 0, "error": None,
+                   "diagnoses": [{"mistake": m, "message": "m."} for m in named]}]})
+
+
+@pytest.mark.parametrize("named, verdict, failed", [
+    (("sdpa_no_scale",), "self", False),
+    (("sdpa_no_scale", "sdpa_twin"), "self", False),
+    (("sdpa_divides_by_dk",), "WRONG", True),
+    ((), "NONE", True),
+])
+def test_a_mutant_named_as_another_or_as_nothing_fails_the_audit(named: tuple[str, ...], verdict: str,
+                                                                 failed: bool) -> None:
+    (case,) = judge_mutant("sdpa_no_scale", "scaled_dot_product_attention",
+                           _graded("scaled_dot_product_attention", named))
+    assert (case.verdict, case.failed) == (verdict, failed)
+    lines: list[str] = []
+    print_confusion([case], lines.append)
+    assert any("diagnosis FAILED" in line for line in lines) == failed
+
+
+def test_a_diagnosis_on_correct_code_fails_the_audit() -> None:
+    (case,) = judge_correct("alternative", "sdpa_einsum", _graded("scaled_dot_product_attention", ("sdpa_no_scale",)))
+    assert case.failed and case.item == "scaled_dot_product_attention"
+    (case,) = judge_correct("alternative", "sdpa_einsum", _graded("scaled_dot_product_attention", (), 10.0))
+    assert not case.failed

@@ -78,3 +78,22 @@ def test_entry_names_are_unique_across_mutants_and_alternatives() -> None:
     """Tests and the audit look entries up by name: a mutant and an alternative must not share one."""
     names = [e.name for e in load_catalogue(BUNDLE)]
     assert len(names) == len(set(names)), sorted(n for n in set(names) if names.count(n) > 1)
+
+
+@pytest.mark.parametrize("first, why", [
+    ("softmax with exp(x) and no shift.", "never a value or code (it holds '(')"),
+    ("inputs of magnitude 1e3 overflow.", "never a value or code (it holds '1')"),
+    ("uses np.sum without keepdims.", "never a value or code (it holds 'p.s')"),
+    ("the maximum is not subtracted", "one sentence, ending with a period"),
+])
+def test_a_mutants_first_line_is_a_students_sentence(tmp_path: Path, first: str, why: str) -> None:
+    """What a student reads when the diagnosis names the mistake: the idea, never a value or code."""
+    path = _catalogue(tmp_path, "mutant", "")
+    path.write_text(path.read_text(encoding="utf-8").replace("softmax without the max shift.", first),
+                    encoding="utf-8")
+    with pytest.raises(CatalogueError) as info:
+        load_catalogue(_bundle(tmp_path))
+    assert str(info.value).startswith(f"{path}: the docstring's first line is what a student reads")
+    assert why in str(info.value)
+    path.parent.rename(path.parent.with_name("alternatives"))  # an alternative's line is the instructor's
+    assert len(load_catalogue(_bundle(tmp_path))) == 1

@@ -23,6 +23,7 @@ from ..limits import default_cpus
 from ..load import discover
 from ..pool import local
 from ..results import ItemResult, SubmissionResult
+from .diagnosis import DiagnosisCase, judge_correct, judge_mutant
 from .margin import Margin, mutant_margin
 from .mutants import AutoMutant, auto_mutants
 
@@ -63,6 +64,7 @@ class AuditReport:
     auto: tuple[AutoResult, ...] = ()
     auto_generated: int = 0  # before --max-auto
     notes: tuple[str, ...] = ()
+    diagnoses: tuple[DiagnosisCase, ...] = ()  # what the diagnosis named each case as
 
     @property
     def misses(self) -> tuple[CaseResult, ...]:
@@ -70,7 +72,7 @@ class AuditReport:
 
     @property
     def ok(self) -> bool:
-        return not self.misses
+        return not self.misses and not any(d.failed for d in self.diagnoses)
 
     @property
     def mutation_score(self) -> tuple[int, int]:
@@ -175,6 +177,7 @@ def audit(
 
     report_cases: list[CaseResult] = []
     auto_results: list[AutoResult] = []
+    diagnoses: list[DiagnosisCase] = []
     for student, case in cases.items():
         result = results.get(student)
         if result is None:
@@ -183,12 +186,16 @@ def audit(
         if case.kind == "auto":
             assert case.auto is not None
             auto_results.append(_judge_auto(case.auto, result))
+            continue
+        report_cases.append(_judge(case, result))
+        if case.kind == "mutant" and case.entry is not None:
+            diagnoses += judge_mutant(case.name, case.entry.item, result)
         else:
-            report_cases.append(_judge(case, result))
+            diagnoses += judge_correct(case.kind, case.name, result)
     if stub_error is not None:  # right after the reference, where the stubs' row would be
         report_cases.insert(1, CaseResult("stubs", "released notebooks", ALL_ITEMS, "MISS", (), stub_error))
     return AuditReport(seed, time.perf_counter() - started, tuple(report_cases), tuple(auto_results),
-                       len(generated), tuple(notes))
+                       len(generated), tuple(notes), tuple(diagnoses))
 
 
 def _release(bundle: Bundle, out_dir: Path, source_dir: Path | None) -> list[Path]:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from .cases import AuditReport, AutoResult
+from .diagnosis import print_confusion
 from .margin import print_margins
 from .mutants import AutoMutant
 
@@ -37,13 +38,17 @@ def print_report(report: AuditReport, file: TextIO | None = None) -> None:
     say(f"alternatives: {len(alternatives) - len(false_fails)}/{len(alternatives)} with full marks"
         + (f"; false fails: {', '.join(c.name for c in false_fails)}" if false_fails else ""))
     print_margins([(c.name, c.item, c.margin) for c in report.cases if c.margin is not None], say)
+    if report.diagnoses:
+        print_confusion(report.diagnoses, say)
     if report.auto or report.auto_generated:
         _print_auto(report, say)
     if report.ok:
         say(f"audit passed ({report.seconds:.1f} s, seed {report.seed})")
     else:
-        say(f"audit FAILED: {len(report.misses)} miss(es): {', '.join(f'{c.kind} {c.name}' for c in report.misses)} "
-            f"(seed {report.seed})")
+        wrong = [f"diagnosis of {d.kind} {d.name}" for d in report.diagnoses if d.failed]
+        count = f"{len(report.misses)} miss(es)" + (f", {len(wrong)} wrong diagnoses" if wrong else "")
+        names = ", ".join([*(f"{c.kind} {c.name}" for c in report.misses), *wrong])
+        say(f"audit FAILED: {count}: {names} (seed {report.seed})")
 
 
 def _print_auto(report: AuditReport, say: Callable[[str], None]) -> None:

@@ -21,6 +21,7 @@ from ..filenames import safe_name
 from ..regrade import read_regrade
 from ..report import file_problems, fmt_points
 from ..results import RunInfo, SubmissionResult
+from .class_mistakes import Diagnosed, diagnosed, mistakes_section
 from .html import esc, page
 from .text import not_attempted
 
@@ -40,6 +41,7 @@ class _Row:
     unattempted: tuple[str, ...]  # items every check of which raised NotImplementedError: the stub
     stopped: tuple[tuple[str, str], ...]  # (item, why) for items the runner could not finish
     problems: tuple[str, ...]  # notebooks missing, renamed or unusable
+    diagnosed: Diagnosed = ()  # the known mistakes that explain its failures
 
 
 class ClassReport:
@@ -67,7 +69,8 @@ class ClassReport:
                 stopped.append((item.name, item.error))
         self.rows.append(_Row(result.student, result.score, result.seconds,
                               frozenset(i.name for i in result.items if i.earned >= i.points),
-                              tuple(failed), tuple(unattempted), tuple(stopped), tuple(file_problems(result))))
+                              tuple(failed), tuple(unattempted), tuple(stopped), tuple(file_problems(result)),
+                              diagnosed(result)))
 
     def close(self) -> None:
         assert self.assignment is not None and self.run is not None, "start() first"
@@ -86,6 +89,7 @@ def class_report(assignment: Assignment, run: RunInfo, rows: list[_Row], out_dir
     body += _regrade(out_dir, n)
     body += _failure_rates(assignment, rows)
     body += _messages(rows)
+    body += mistakes_section([(r.student, r.diagnosed) for r in rows])
     body += _times(rows)
     body += _problems(rows)
     body += _links(rows, out_dir)

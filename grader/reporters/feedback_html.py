@@ -72,6 +72,7 @@ def _item(item: ItemResult, unusable: bool, number: int) -> list[str]:
         detail = "" if c.passed else f": {esc(c.message)}"
         out.append(f"<li>{mark} <code>{esc(c.name)}</code> ({fmt_points(c.points)} pt){detail}</li>")
     out.append("</ul>")
+    out += [f'<p class="diagnosis">{esc(mistake)}</p>' for mistake in item.mistakes]
     if item.examples:
         out.append("<p>On the notebook's public example, your code gave (left) and should give (right):</p>")
         out += [picture_figure(p, f"scale-{number}-{k}") for k, p in enumerate(alike(item.examples))]

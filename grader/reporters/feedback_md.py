@@ -61,6 +61,7 @@ def feedback(result: SubmissionResult) -> str:
             mark = "passed" if c.passed else "**failed**"
             detail = "" if c.passed else f": {c.message}"
             lines.append(f"- `{c.name}` ({fmt_points(c.points)} pt) {mark}{detail}")
+        lines += [line for mistake in item.mistakes for line in ("", f"> {mistake}")]
         if item.output:
             lines += ["", "Your code printed:", "", "```text", item.output.replace("```", "ʼʼʼ"), "```"]
         lines.append("")

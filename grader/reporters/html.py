@@ -26,6 +26,7 @@ tr:nth-child(even) { background: #f6f6f6; } th { border-bottom: 1px solid #999; 
 .num { text-align: right; font-variant-numeric: tabular-nums; }
 .pass { color: #1a7f37; } .fail { color: #c62828; font-weight: 600; }
 .problem { background: #fff4e5; border-left: 4px solid #f0a030; padding: 0.4em 0.8em; margin: 0.5em 0; }
+.diagnosis { background: #eef4ff; border-left: 4px solid #3d6fd9; padding: 0.4em 0.8em; margin: 0.5em 0; }
 pre { background: #f4f4f4; padding: 0.6em; overflow-x: auto; white-space: pre-wrap; }
 figure { margin: 0.8em 0; } figcaption { font-size: 0.92em; color: #444; }
 figure svg { max-width: 100%; height: auto; }

@@ -50,7 +50,7 @@ def check_output(item: ItemResult, check: CheckResult) -> str:
     """What a check's test shows: why it failed (the property that broke), or that it passed."""
     if check.passed:
         return "passed"
-    return check.message or item.error or "failed"
+    return "\n".join([check.message or item.error or "failed", *item.mistakes])
 
 
 def submission_notes(result: SubmissionResult) -> list[str]:

@@ -1,4 +1,6 @@
-"""Bahdanau attention whose context sums the keys with the raw scores instead of the softmax weights."""
+"""The context is a sum of the keys weighted by the raw scores, not by the attention weights.
+
+Bahdanau attention whose context sums the keys with the raw scores instead of the softmax weights."""
 # item: bahdanau_attention
 import numpy as np
 

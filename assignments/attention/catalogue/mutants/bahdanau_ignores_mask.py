@@ -1,4 +1,6 @@
-"""Bahdanau attention that accepts a mask and never applies it."""
+"""The mask is taken but never applied, so blocked keys still receive weight.
+
+Bahdanau attention that accepts a mask and never applies it."""
 # item: bahdanau_attention
 import numpy as np
 

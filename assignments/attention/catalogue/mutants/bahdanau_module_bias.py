@@ -1,4 +1,6 @@
-"""BahdanauAttention whose W_q and v are nn.Linear with the default bias=True."""
+"""The query and score projections carry a bias term, which the definition's layers do not have.
+
+BahdanauAttention whose W_q and v are nn.Linear with the default bias=True."""
 # item: BahdanauAttention
 from torch import nn
 

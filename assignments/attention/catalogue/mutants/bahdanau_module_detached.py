@@ -1,4 +1,6 @@
-"""A detached BahdanauAttention: the scores are detached, so no gradient reaches the query
+"""The scores are detached from the computation graph, so no gradient reaches the query or the layers' weights.
+
+A detached BahdanauAttention: the scores are detached, so no gradient reaches the query
 or the weights W_q, W_k, v (the forward values are right)."""
 # item: BahdanauAttention
 import torch

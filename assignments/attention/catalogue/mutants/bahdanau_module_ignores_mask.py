@@ -1,4 +1,6 @@
-"""BahdanauAttention that accepts a mask and ignores it."""
+"""The mask is taken but never applied, so blocked keys still receive weight.
+
+BahdanauAttention that accepts a mask and ignores it."""
 # item: BahdanauAttention
 _Base = BahdanauAttention
 

@@ -1,4 +1,6 @@
-"""BahdanauAttention that computes the context through NumPy and back: the values are right
+"""The context is computed outside PyTorch and converted back, so its values are right but no gradient flows through it.
+
+BahdanauAttention that computes the context through NumPy and back: the values are right
 but the context is cut off from autograd (only the weights carry gradients)."""
 # item: BahdanauAttention
 import torch

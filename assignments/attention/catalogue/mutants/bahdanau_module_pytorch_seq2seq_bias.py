@@ -1,4 +1,6 @@
-"""The PyTorch seq2seq tutorial's BahdanauAttention with its nn.Linear layers as they are,
+"""The linear layers keep their default bias terms, as in the PyTorch tutorial, which the definition's layers do not have.
+
+The PyTorch seq2seq tutorial's BahdanauAttention with its nn.Linear layers as they are,
 with bias: two extra parameters inside the tanh (and one that softmax ignores), which the
 contract's W_q, W_k, v (bias=False) do not have."""
 # item: BahdanauAttention

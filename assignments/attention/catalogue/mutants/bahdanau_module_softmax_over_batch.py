@@ -1,4 +1,6 @@
-"""BahdanauAttention taking the softmax over the batch (dim=0) instead of the keys."""
+"""The softmax runs over the batch instead of over the keys.
+
+BahdanauAttention taking the softmax over the batch (dim=0) instead of the keys."""
 # item: BahdanauAttention
 import torch
 

@@ -1,4 +1,6 @@
-"""BahdanauAttention built as Linear(attn_dim, query_dim): in and out features swapped
+"""The linear layers are built with their input and output sizes swapped.
+
+BahdanauAttention built as Linear(attn_dim, query_dim): in and out features swapped
 (it only runs when the dimensions happen to coincide)."""
 # item: BahdanauAttention
 from torch import nn

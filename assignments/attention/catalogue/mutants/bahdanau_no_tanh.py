@@ -1,4 +1,6 @@
-"""Bahdanau attention without the tanh: the score becomes linear in query and keys."""
+"""The score leaves out the tanh, so it is linear in the query and the keys.
+
+Bahdanau attention without the tanh: the score becomes linear in query and keys."""
 # item: bahdanau_attention
 import numpy as np
 

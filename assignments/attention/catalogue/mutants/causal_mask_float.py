@@ -1,4 +1,6 @@
-"""causal mask of the right pattern returned as float 0/1 (np.tril(np.ones(...))) instead of bool."""
+"""The causal mask has the right pattern but holds numbers instead of booleans.
+
+causal mask of the right pattern returned as float 0/1 (np.tril(np.ones(...))) instead of bool."""
 # item: causal_mask
 import numpy as np
 

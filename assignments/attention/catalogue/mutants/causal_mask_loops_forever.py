@@ -1,4 +1,6 @@
-"""causal mask built with while loops whose outer counter is never advanced: it never returns."""
+"""The loop that builds the mask never advances its outer counter, so it never returns.
+
+causal mask built with while loops whose outer counter is never advanced: it never returns."""
 # item: causal_mask
 import numpy as np
 

@@ -1,4 +1,6 @@
-"""causal mask off by one the other way (np.tril with k=1): each query also sees the next key."""
+"""The causal mask is off by one: each query may also see the next key.
+
+causal mask off by one the other way (np.tril with k=1): each query also sees the next key."""
 # item: causal_mask
 import numpy as np
 

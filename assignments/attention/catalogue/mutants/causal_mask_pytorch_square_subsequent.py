@@ -1,4 +1,6 @@
-"""PyTorch's nn.Transformer.generate_square_subsequent_mask as a causal mask: a float
+"""The causal mask is an additive mask of numbers, minus infinity where blocked, as PyTorch's Transformer builds it, rather than a boolean mask where True means may attend.
+
+PyTorch's nn.Transformer.generate_square_subsequent_mask as a causal mask: a float
 additive mask, -inf above the diagonal and 0 elsewhere, not the contract's bool True = may
 attend (its 0 is the allowed value)."""
 # item: causal_mask

@@ -1,4 +1,6 @@
-"""causal mask off by one: a strict triangle (j < i), so a query may not attend to itself."""
+"""The causal mask is off by one: a query may not attend to its own position.
+
+causal mask off by one: a strict triangle (j < i), so a query may not attend to itself."""
 # item: causal_mask
 import numpy as np
 

@@ -1,4 +1,6 @@
-"""The TensorFlow tutorial's look-ahead mask as it is: 1 - band_part(ones, -1, 0), a float
+"""The causal mask is the TensorFlow tutorial's look-ahead mask, numbers where one means blocked, rather than a boolean mask where True means may attend.
+
+The TensorFlow tutorial's look-ahead mask as it is: 1 - band_part(ones, -1, 0), a float
 mask with 1 = blocked, the opposite of the contract's bool True = may attend."""
 # item: causal_mask
 # loses: bool_square_shape, allows_past_and_self, blocks_future

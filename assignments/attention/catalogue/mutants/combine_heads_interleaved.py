@@ -1,4 +1,6 @@
-"""combine_heads that interleaves the heads (transpose(0, 2, 3, 1)): feature j*H + h instead of h*d_k + j."""
+"""The heads are interleaved feature by feature instead of placed one after another.
+
+combine_heads that interleaves the heads (transpose(0, 2, 3, 1)): feature j*H + h instead of h*d_k + j."""
 # item: combine_heads
 import numpy as np
 

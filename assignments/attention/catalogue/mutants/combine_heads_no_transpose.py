@@ -1,4 +1,6 @@
-"""combine_heads with a plain reshape to (B, L, H*d_k) and no transpose."""
+"""The heads are reshaped back without first moving the head axis next to the features, so positions and heads are mixed.
+
+combine_heads with a plain reshape to (B, L, H*d_k) and no transpose."""
 # item: combine_heads
 import numpy as np
 

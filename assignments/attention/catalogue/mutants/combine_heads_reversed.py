@@ -1,4 +1,6 @@
-"""combine_heads that concatenates the heads in reverse order."""
+"""The heads are concatenated in reverse order.
+
+combine_heads that concatenates the heads in reverse order."""
 # item: combine_heads
 import numpy as np
 

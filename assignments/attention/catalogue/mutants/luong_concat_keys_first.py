@@ -1,4 +1,6 @@
-"""luong_attention's concat score with the key before the query: concat(keys[b, j], query[b]) @ W_c."""
+"""In the concat score the key comes before the query; the query comes first.
+
+luong_attention's concat score with the key before the query: concat(keys[b, j], query[b]) @ W_c."""
 # item: luong_attention
 # loses: concat_matches_definition, concat_worked_example
 import numpy as np

@@ -1,4 +1,6 @@
-"""luong_attention's concat score without the tanh: v . (concat(query, key) @ W_c), whose query half
+"""The concat score leaves out the tanh between the layer and the vector v.
+
+luong_attention's concat score without the tanh: v . (concat(query, key) @ W_c), whose query half
 is the same for every key, so the weights depend on the keys' half only."""
 # item: luong_attention
 # loses: concat_matches_definition, concat_worked_example

@@ -1,4 +1,6 @@
-"""luong_attention with dot and general done and concat left as the stub: it loses the concat
+"""The concat method is not implemented yet.
+
+luong_attention with dot and general done and concat left as the stub: it loses the concat
 checks and nothing else (each method is graded on its own)."""
 # item: luong_attention
 # loses: concat_output_shapes, concat_weights_sum_to_one, concat_masked_keys_get_zero_weight, concat_context_is_weighted_sum_of_values, concat_worked_example, concat_matches_definition, concat_rejects_missing_parameters

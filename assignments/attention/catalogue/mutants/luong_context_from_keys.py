@@ -1,4 +1,6 @@
-"""luong_attention whose context is the weighted sum of the keys, as in Bahdanau's exercise,
+"""The context is a weighted sum of the keys, where it should weigh the values.
+
+luong_attention whose context is the weighted sum of the keys, as in Bahdanau's exercise,
 not of the values."""
 # item: luong_attention
 # loses: dot_output_shapes, dot_context_is_weighted_sum_of_values, general_output_shapes, concat_context_is_weighted_sum_of_values

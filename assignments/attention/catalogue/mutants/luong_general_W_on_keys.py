@@ -1,4 +1,6 @@
-"""luong_attention's general score with W applied to the keys, (keys @ W) . query: that is
+"""In the general score the matrix W is applied to the keys instead of the query.
+
+luong_attention's general score with W applied to the keys, (keys @ W) . query: that is
 query @ W^T . keys, the transposed W (the chatbot and practical-pytorch tutorials' order)."""
 # item: luong_attention
 # loses: general_matches_definition, general_worked_example

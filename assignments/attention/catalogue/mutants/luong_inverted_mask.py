@@ -1,4 +1,6 @@
-"""luong_attention with the tutorials' mask convention (True = blocked): it attends to exactly
+"""The mask is read the other way round: True means a key may be attended to.
+
+luong_attention with the tutorials' mask convention (True = blocked): it attends to exactly
 the keys the mask hides."""
 # item: luong_attention
 # loses: dot_masked_keys_get_zero_weight, general_masked_keys_get_zero_weight, concat_masked_keys_get_zero_weight

@@ -1,4 +1,6 @@
-"""luong_attention that zeroes the masked weights after the softmax: exact zeros, but rows that
+"""The masked weights are set to zero after the softmax, so the rows no longer sum to one.
+
+luong_attention that zeroes the masked weights after the softmax: exact zeros, but rows that
 no longer sum to 1."""
 # item: luong_attention
 # loses: dot_weights_sum_to_one, general_weights_sum_to_one, concat_weights_sum_to_one, dot_matches_definition, general_matches_definition, concat_matches_definition

@@ -1,4 +1,6 @@
-"""The PyTorch chatbot tutorial's Luong Attn layer: its general score applies its Linear (with
+"""This follows the chatbot tutorial, whose general score applies the layer to the keys and whose layers do not match the required ones.
+
+The PyTorch chatbot tutorial's Luong Attn layer: its general score applies its Linear (with
 bias) to the encoder outputs, hidden . attn(encoder_output), which is W on the keys (the
 transposed W of the contract's W(query) . keys); its concat v is a bare nn.Parameter."""
 # item: LuongAttention

@@ -1,4 +1,6 @@
-"""LuongAttention's concat score with the key before the query: W(cat(keys[:, j], query))."""
+"""In the concat score the key comes before the query; the query comes first.
+
+LuongAttention's concat score with the key before the query: W(cat(keys[:, j], query))."""
 # item: LuongAttention
 # loses: concat_forward_matches_definition, concat_gradients_flow
 import torch

@@ -1,4 +1,6 @@
-"""LuongAttention's concat layer W without its bias (the contract's W = Linear(2h, h) has one)."""
+"""The concat layer W is built without its bias.
+
+LuongAttention's concat layer W without its bias (the contract's W = Linear(2h, h) has one)."""
 # item: LuongAttention
 # loses: concat_has_required_submodules, concat_forward_matches_definition, concat_gradients_flow
 import torch

@@ -1,4 +1,6 @@
-"""LuongAttention whose context is the weighted sum of the keys, not of the values."""
+"""The context is a weighted sum of the keys, where it should weigh the values.
+
+LuongAttention whose context is the weighted sum of the keys, not of the values."""
 # item: LuongAttention
 # loses: dot_forward_matches_definition, general_forward_matches_definition, concat_forward_matches_definition
 import torch

@@ -1,4 +1,6 @@
-"""LuongAttention whose scores are detached (a .detach() left from plotting them): no gradient
+"""The scores are detached from the graph, so no gradient flows back through them.
+
+LuongAttention whose scores are detached (a .detach() left from plotting them): no gradient
 reaches the query, the keys or W."""
 # item: LuongAttention
 # loses: dot_gradients_flow, general_gradients_flow, concat_gradients_flow

@@ -1,4 +1,6 @@
-"""LuongAttention that builds W for every method, dot included, where the contract's module
+"""The dot method builds a weight matrix it never uses; it should have no parameters.
+
+LuongAttention that builds W for every method, dot included, where the contract's module
 has no parameters (the dot score never uses it)."""
 # item: LuongAttention
 # loses: dot_has_no_parameters

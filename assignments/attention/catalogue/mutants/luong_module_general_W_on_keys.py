@@ -1,4 +1,6 @@
-"""LuongAttention's general score with W applied to the keys: W(keys[:, j]) . query, the
+"""In the general score the layer W is applied to the keys instead of the query.
+
+LuongAttention's general score with W applied to the keys: W(keys[:, j]) . query, the
 transposed W."""
 # item: LuongAttention
 # loses: general_forward_matches_definition, general_gradients_flow

@@ -1,4 +1,6 @@
-"""LuongAttention with masked_fill(mask, -inf): the tutorials' 1 = blocked convention."""
+"""The mask is read the other way round: True means a key may be attended to.
+
+LuongAttention with masked_fill(mask, -inf): the tutorials' 1 = blocked convention."""
 # item: LuongAttention
 # loses: dot_masked_keys_get_zero_weight, general_masked_keys_get_zero_weight, concat_masked_keys_get_zero_weight, dot_forward_matches_definition
 import torch

@@ -1,4 +1,6 @@
-"""LuongAttention that accepts any method and falls back to the dot score."""
+"""An unknown method falls back to the dot score instead of raising a ValueError.
+
+LuongAttention that accepts any method and falls back to the dot score."""
 # item: LuongAttention
 # loses: rejects_unknown_method
 import torch

@@ -1,4 +1,6 @@
-"""The practical-pytorch seq2seq tutorial's Attn: a loop over the source positions, the general
+"""This follows the practical PyTorch tutorial, whose general score applies the layer to the keys and whose concat score has no tanh.
+
+The practical-pytorch seq2seq tutorial's Attn: a loop over the source positions, the general
 Linear (with bias) applied to each encoder output (W on the keys), and a concat score with no
 tanh at all: v . W(cat(hidden, encoder_output))."""
 # item: LuongAttention

@@ -1,4 +1,6 @@
-"""LuongAttention with the softmax over the batch (dim=0) instead of the keys."""
+"""The softmax runs over the batch instead of over the keys.
+
+LuongAttention with the softmax over the batch (dim=0) instead of the keys."""
 # item: LuongAttention
 # loses: dot_forward_matches_definition, general_forward_matches_definition, concat_forward_matches_definition, dot_masked_keys_get_zero_weight
 import torch

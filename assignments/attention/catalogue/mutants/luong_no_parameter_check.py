@@ -1,4 +1,6 @@
-"""luong_attention that never checks its parameters: concat with W_c=None fails with a TypeError
+"""A missing parameter for the chosen method is not reported with a ValueError.
+
+luong_attention that never checks its parameters: concat with W_c=None fails with a TypeError
 deep inside (None[:d]), not the contract's ValueError. (general with W=None happens to raise
 NumPy's own ValueError from query @ None, which the contract accepts.)"""
 # item: luong_attention

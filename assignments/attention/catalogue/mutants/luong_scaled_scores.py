@@ -1,4 +1,6 @@
-"""luong_attention with the Transformer's habit: dot and general scores divided by sqrt(d)."""
+"""The dot and general scores are divided by the square root of the size, which Luong attention does not do.
+
+luong_attention with the Transformer's habit: dot and general scores divided by sqrt(d)."""
 # item: luong_attention
 # loses: dot_matches_definition, general_matches_definition, dot_worked_example, general_worked_example
 import numpy as np

@@ -1,4 +1,6 @@
-"""luong_attention with the softmax over the batch (axis 0) instead of the keys."""
+"""The softmax runs over the batch instead of over the keys.
+
+luong_attention with the softmax over the batch (axis 0) instead of the keys."""
 # item: luong_attention
 # loses: dot_weights_sum_to_one, general_weights_sum_to_one, concat_weights_sum_to_one
 import numpy as np

@@ -1,4 +1,6 @@
-"""luong_attention whose last branch is a plain else: any method that is not dot or general
+"""An unknown method is taken for concat instead of raising a ValueError.
+
+luong_attention whose last branch is a plain else: any method that is not dot or general
 is taken for concat, with no ValueError."""
 # item: luong_attention
 # loses: rejects_unknown_method

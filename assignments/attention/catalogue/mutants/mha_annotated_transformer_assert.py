@@ -1,4 +1,6 @@
-"""The Annotated Transformer's MultiHeadedAttention with its `assert d_model % h == 0`:
+"""A model size that the number of heads does not divide is refused with an assertion rather than a ValueError.
+
+The Annotated Transformer's MultiHeadedAttention with its `assert d_model % h == 0`:
 an indivisible d_model raises AssertionError (and nothing at all under python -O), where
 the contract asks for a ValueError."""
 # item: MultiHeadAttention

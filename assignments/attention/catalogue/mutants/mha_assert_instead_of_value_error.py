@@ -1,4 +1,6 @@
-"""MultiHeadAttention that checks divisibility with assert: AssertionError, not ValueError."""
+"""A model size that the number of heads does not divide is refused with an assertion rather than a ValueError.
+
+MultiHeadAttention that checks divisibility with assert: AssertionError, not ValueError."""
 # item: MultiHeadAttention
 from torch import nn
 

@@ -1,4 +1,6 @@
-"""MultiHeadAttention with the tutorials' mask convention: masked_fill(mask, -inf) blocks the
+"""The mask is read with the opposite convention: the positions marked True, which may be attended to, are the ones blocked.
+
+MultiHeadAttention with the tutorials' mask convention: masked_fill(mask, -inf) blocks the
 positions the contract says may be attended to."""
 # item: MultiHeadAttention
 import math

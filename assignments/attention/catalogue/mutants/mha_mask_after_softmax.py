@@ -1,4 +1,6 @@
-"""MultiHeadAttention that zeroes the masked weights after the softmax without
+"""The masked weights are set to zero after the softmax, so the rows no longer sum to one.
+
+MultiHeadAttention that zeroes the masked weights after the softmax without
 renormalising: masked weights are 0 but the rows no longer sum to 1."""
 # item: MultiHeadAttention
 import math

@@ -1,4 +1,6 @@
-"""MultiHeadAttention whose projections are Linear(d_model, d_model, bias=False)."""
+"""The projections have no bias term, which the definition's linear layers have.
+
+MultiHeadAttention whose projections are Linear(d_model, d_model, bias=False)."""
 # item: MultiHeadAttention
 from torch import nn
 

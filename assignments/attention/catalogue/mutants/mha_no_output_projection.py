@@ -1,4 +1,6 @@
-"""MultiHeadAttention that forgets the output projection W_o (it is built but never used)."""
+"""The output projection is built but never applied to the combined heads.
+
+MultiHeadAttention that forgets the output projection W_o (it is built but never used)."""
 # item: MultiHeadAttention
 import math
 

@@ -1,4 +1,6 @@
-"""MultiHeadAttention without the 1/sqrt(d_k) scale of the scores."""
+"""The scores are not divided by √d_k before the softmax.
+
+MultiHeadAttention without the 1/sqrt(d_k) scale of the scores."""
 # item: MultiHeadAttention
 import torch
 

@@ -1,4 +1,6 @@
-"""MultiHeadAttention that never checks d_model % num_heads: d_k silently rounds down."""
+"""A model size that the number of heads does not divide is accepted, and the head size silently rounds down.
+
+MultiHeadAttention that never checks d_model % num_heads: d_k silently rounds down."""
 # item: MultiHeadAttention
 from torch import nn
 

@@ -1,4 +1,6 @@
-"""MultiHeadAttention taking the softmax over the queries (dim=-2) instead of the keys."""
+"""The softmax runs over the queries instead of over the keys.
+
+MultiHeadAttention taking the softmax over the queries (dim=-2) instead of the keys."""
 # item: MultiHeadAttention
 import math
 

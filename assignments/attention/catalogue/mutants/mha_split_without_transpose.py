@@ -1,4 +1,6 @@
-"""MultiHeadAttention whose split_heads reshapes straight to (B, H, L, d_k) without a transpose.
+"""The heads are split by a reshape alone, without moving the head axis, so each head mixes positions.
+
+MultiHeadAttention whose split_heads reshapes straight to (B, H, L, d_k) without a transpose.
 
 The shapes are right, so nothing crashes, but head h then holds a block of positions
 instead of features h*d_k ... (h+1)*d_k - 1; combine_heads undoes it consistently.

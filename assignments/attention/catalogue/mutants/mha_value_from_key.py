@@ -1,4 +1,6 @@
-"""MultiHeadAttention projecting the key where it should project the value: right for
+"""The values are projected from the key input instead of the value input.
+
+MultiHeadAttention projecting the key where it should project the value: right for
 self-attention, wrong as soon as key and value differ."""
 # item: MultiHeadAttention
 _Base = MultiHeadAttention

@@ -1,4 +1,6 @@
-"""MultiHeadAttention returning the weights averaged over the heads, shape (B, Lq, Lk).
+"""The attention weights returned are averaged over the heads instead of given per head.
+
+MultiHeadAttention returning the weights averaged over the heads, shape (B, Lq, Lk).
 
 This is what torch.nn.MultiheadAttention returns by default (average_attn_weights=True).
 """

@@ -1,4 +1,6 @@
-"""MultiHeadAttention returning the head-averaged weights expanded back to (B, H, Lq, Lk).
+"""The attention weights returned are the average over the heads, repeated for every head.
+
+MultiHeadAttention returning the head-averaged weights expanded back to (B, H, Lq, Lk).
 
 The shape is right but every head reports the same (averaged) weights.
 """

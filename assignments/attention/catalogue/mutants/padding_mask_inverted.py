@@ -1,4 +1,6 @@
-"""padding mask inverted: True on the padding (1 = blocked convention)."""
+"""The padding mask follows the opposite convention: True on the padding, where here True means may attend.
+
+padding mask inverted: True on the padding (1 = blocked convention)."""
 # item: padding_mask
 import numpy as np
 

@@ -1,4 +1,6 @@
-"""padding mask with <= instead of <: the first padding position counts as a real token."""
+"""The padding mask is off by one: the first padding position counts as a real token.
+
+padding mask with <= instead of <: the first padding position counts as a real token."""
 # item: padding_mask
 import numpy as np
 

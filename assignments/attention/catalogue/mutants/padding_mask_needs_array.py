@@ -1,4 +1,6 @@
-"""padding mask that indexes lengths[:, None] directly: correct for arrays, TypeError for a list."""
+"""The padding mask works for an array of lengths but not for a plain list.
+
+padding mask that indexes lengths[:, None] directly: correct for arrays, TypeError for a list."""
 # item: padding_mask
 import numpy as np
 

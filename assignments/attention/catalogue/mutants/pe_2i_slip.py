@@ -1,4 +1,6 @@
-"""positional encoding with the 2*i slip: i already steps by 2 over the columns, and is doubled again."""
+"""The exponent doubles a column index that already steps by two, so the frequencies are wrong.
+
+positional encoding with the 2*i slip: i already steps by 2 over the columns, and is doubled again."""
 # item: positional_encoding
 import numpy as np
 

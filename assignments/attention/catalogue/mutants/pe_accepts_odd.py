@@ -1,4 +1,6 @@
-"""positional encoding that "supports" odd d_model by truncating the cos columns instead of raising."""
+"""An odd model size is accepted, and the table silently drops the unmatched column, instead of being refused.
+
+positional encoding that "supports" odd d_model by truncating the cos columns instead of raising."""
 # item: positional_encoding
 import numpy as np
 

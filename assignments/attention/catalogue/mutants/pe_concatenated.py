@@ -1,4 +1,6 @@
-"""positional encoding laid out as [all sin | all cos] (tensor2tensor style) instead of interleaved."""
+"""The sines and cosines are laid out as two blocks side by side instead of alternating column by column.
+
+positional encoding laid out as [all sin | all cos] (tensor2tensor style) instead of interleaved."""
 # item: positional_encoding
 import numpy as np
 

@@ -1,4 +1,6 @@
-"""The positional encoder of "How to code The Transformer in PyTorch": i already steps by 2
+"""The exponent doubles a column index that already steps by two, and the cosine columns use a different frequency from their sine partners.
+
+The positional encoder of "How to code The Transformer in PyTorch": i already steps by 2
 over the columns and the exponent doubles it again (2 * i / d_model), and the cos column uses
 2 * (i + 1), a different frequency from its sin partner."""
 # item: positional_encoding

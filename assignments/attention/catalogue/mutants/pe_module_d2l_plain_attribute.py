@@ -1,4 +1,6 @@
-"""d2l.ai's PositionalEncoding as it is (the table named pe): a plain tensor attribute, not a
+"""The table is stored as a plain attribute, not as a registered buffer, so it is not part of the module's state.
+
+d2l.ai's PositionalEncoding as it is (the table named pe): a plain tensor attribute, not a
 buffer (not in state_dict, does not follow .to()), and max_len defaults to 1000."""
 # item: PositionalEncoding
 # loses: pe_is_a_buffer, default_max_len

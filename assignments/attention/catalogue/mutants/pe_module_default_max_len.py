@@ -1,4 +1,6 @@
-"""PositionalEncoding whose max_len defaults to 512 instead of 5000."""
+"""The default maximum length is shorter than the one asked for.
+
+PositionalEncoding whose max_len defaults to 512 instead of 5000."""
 # item: PositionalEncoding
 _Base = PositionalEncoding
 

@@ -1,4 +1,6 @@
-"""PositionalEncoding with the 2*i slip: the exponent uses 2*(2i)/d_model because i already
+"""The exponent doubles a feature index that already steps by two, so the frequencies are wrong.
+
+PositionalEncoding with the 2*i slip: the exponent uses 2*(2i)/d_model because i already
 runs over the even feature indices 0, 2, 4, ..."""
 # item: PositionalEncoding
 import torch

@@ -1,4 +1,6 @@
-"""PositionalEncoding whose buffer pe has shape (max_len, d_model), without the leading 1."""
+"""The stored table has no leading batch axis of size one.
+
+PositionalEncoding whose buffer pe has shape (max_len, d_model), without the leading 1."""
 # item: PositionalEncoding
 _Base = PositionalEncoding
 

@@ -1,4 +1,6 @@
-"""PositionalEncoding registering pe with persistent=False: a buffer, but not in state_dict."""
+"""The table is a buffer left out of the module's saved state.
+
+PositionalEncoding registering pe with persistent=False: a buffer, but not in state_dict."""
 # item: PositionalEncoding
 _Base = PositionalEncoding
 

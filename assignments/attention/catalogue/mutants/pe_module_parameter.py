@@ -1,4 +1,6 @@
-"""PositionalEncoding that stores the table as an nn.Parameter instead of a buffer."""
+"""The table is stored as a trainable parameter instead of a fixed buffer.
+
+PositionalEncoding that stores the table as an nn.Parameter instead of a buffer."""
 # item: PositionalEncoding
 from torch import nn
 

@@ -1,4 +1,6 @@
-"""The PyTorch nn.Transformer tutorial's PositionalEncoding as it is: sequence-first, pe of
+"""The module expects the sequence axis first, as in the PyTorch tutorial, so on batch-first input it adds the encoding of the batch index instead of the position.
+
+The PyTorch nn.Transformer tutorial's PositionalEncoding as it is: sequence-first, pe of
 shape (max_len, 1, d_model) and x + pe[:x.size(0)], so on the contract's batch-first input it
 adds the encoding of the batch index, not of the position."""
 # item: PositionalEncoding

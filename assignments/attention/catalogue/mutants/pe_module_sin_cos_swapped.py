@@ -1,4 +1,6 @@
-"""PositionalEncoding with cos on the even features and sin on the odd ones."""
+"""Sine and cosine are swapped: cosine on the even features and sine on the odd ones.
+
+PositionalEncoding with cos on the even features and sin on the odd ones."""
 # item: PositionalEncoding
 import math
 

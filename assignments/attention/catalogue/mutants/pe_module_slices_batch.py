@@ -1,4 +1,6 @@
-"""PositionalEncoding whose forward slices pe by x.size(0) (the batch) instead of the
+"""The table is sliced by the batch size instead of the sequence length.
+
+PositionalEncoding whose forward slices pe by x.size(0) (the batch) instead of the
 sequence length: a leftover from sequence-first tutorials."""
 # item: PositionalEncoding
 _Base = PositionalEncoding

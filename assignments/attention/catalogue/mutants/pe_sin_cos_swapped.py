@@ -1,4 +1,6 @@
-"""positional encoding with cos on the even columns and sin on the odd ones."""
+"""Sine and cosine are swapped: cosine on the even columns and sine on the odd ones.
+
+positional encoding with cos on the even columns and sin on the odd ones."""
 # item: positional_encoding
 import numpy as np
 

@@ -1,4 +1,6 @@
-"""The newer TensorFlow Transformer tutorial's positional encoding: the sin block and the cos
+"""The sines and cosines are laid out as two blocks side by side instead of alternating column by column, and an odd model size is not refused.
+
+The newer TensorFlow Transformer tutorial's positional encoding: the sin block and the cos
 block concatenated ([sin | cos]) instead of interleaved (sin on even, cos on odd columns),
 and no ValueError for an odd d_model."""
 # item: positional_encoding

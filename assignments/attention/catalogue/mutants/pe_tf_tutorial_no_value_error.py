@@ -1,4 +1,6 @@
-"""The TensorFlow Transformer tutorial's positional encoding as it is: it accepts an odd
+"""An odd model size is accepted, leaving the last sine column without its cosine partner, instead of being refused.
+
+The TensorFlow Transformer tutorial's positional encoding as it is: it accepts an odd
 d_model (the last sin column has no cos partner) where the contract asks for a ValueError."""
 # item: positional_encoding
 # loses: rejects_odd_d_model

@@ -1,4 +1,6 @@
-"""relative shift matrix that writes each block's cos and sin along whole rows (not block diagonal)."""
+"""Each rotation's cosines and sines are written along whole rows instead of in small blocks on the diagonal.
+
+relative shift matrix that writes each block's cos and sin along whole rows (not block diagonal)."""
 # item: relative_shift_matrix
 import numpy as np
 

@@ -1,4 +1,6 @@
-"""relative shift matrix with the blocks transposed ([[c, -s], [s, c]]): it shifts by -k."""
+"""Each rotation block is transposed, so the matrix shifts the wrong way.
+
+relative shift matrix with the blocks transposed ([[c, -s], [s, c]]): it shifts by -k."""
 # item: relative_shift_matrix
 import numpy as np
 

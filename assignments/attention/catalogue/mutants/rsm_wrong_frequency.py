@@ -1,4 +1,6 @@
-"""relative shift matrix with the frequency 1/10000^(i/d_model) (pair index not doubled)."""
+"""The frequencies use the pair index where the formula doubles it.
+
+relative shift matrix with the frequency 1/10000^(i/d_model) (pair index not doubled)."""
 # item: relative_shift_matrix
 import numpy as np
 

@@ -1,4 +1,6 @@
-"""d2l.ai's DotProductAttention with its batch-only transpose: keys.transpose(1, 2) (and bmm)
+"""The keys are transposed in a way that assumes exactly one batch axis, so inputs with none or several go wrong.
+
+d2l.ai's DotProductAttention with its batch-only transpose: keys.transpose(1, 2) (and bmm)
 need exactly one batch axis, so unbatched (Lq, d_k) input fails and two batch axes swap the
 wrong ones."""
 # item: scaled_dot_product_attention

@@ -1,4 +1,6 @@
-"""scaled dot-product attention that divides the scores by d_k instead of sqrt(d_k)."""
+"""The scores are divided by d_k instead of by √d_k.
+
+scaled dot-product attention that divides the scores by d_k instead of sqrt(d_k)."""
 # item: scaled_dot_product_attention
 import numpy as np
 

@@ -1,4 +1,6 @@
-"""attention reading the mask with the 1 = blocked convention (masks where the mask is True)."""
+"""The mask is read with the opposite convention: the positions marked True, which may be attended to, are the ones blocked.
+
+attention reading the mask with the 1 = blocked convention (masks where the mask is True)."""
 # item: scaled_dot_product_attention
 import math
 

@@ -1,4 +1,6 @@
-"""attention with K.T: right for 2-D input, wrong once there are leading batch dimensions."""
+"""The keys are transposed over all their axes, which is right for a single matrix but wrong once there are batch axes.
+
+attention with K.T: right for 2-D input, wrong once there are leading batch dimensions."""
 # item: scaled_dot_product_attention
 import math
 

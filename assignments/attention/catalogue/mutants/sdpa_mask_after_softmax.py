@@ -1,4 +1,6 @@
-"""attention that zeroes the masked weights after the softmax, without renormalising the rows."""
+"""The masked weights are set to zero after the softmax, so the rows no longer sum to one.
+
+attention that zeroes the masked weights after the softmax, without renormalising the rows."""
 # item: scaled_dot_product_attention
 import math
 

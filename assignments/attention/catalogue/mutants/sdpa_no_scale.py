@@ -1,4 +1,6 @@
-"""scaled dot-product attention without the 1/sqrt(d_k) scale."""
+"""The scores are not divided by √d_k before the softmax.
+
+scaled dot-product attention without the 1/sqrt(d_k) scale."""
 # item: scaled_dot_product_attention
 import numpy as np
 

@@ -1,4 +1,6 @@
-"""attention that returns (weights, output) instead of (output, weights)."""
+"""The output and the weights are returned in the wrong order.
+
+attention that returns (weights, output) instead of (output, weights)."""
 # item: scaled_dot_product_attention
 import math
 

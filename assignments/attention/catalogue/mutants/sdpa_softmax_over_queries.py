@@ -1,4 +1,6 @@
-"""attention whose softmax runs over the query axis (axis -2) instead of the keys."""
+"""The softmax runs over the queries instead of over the keys.
+
+attention whose softmax runs over the query axis (axis -2) instead of the keys."""
 # item: scaled_dot_product_attention
 import math
 

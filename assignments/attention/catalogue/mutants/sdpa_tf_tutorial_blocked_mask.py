@@ -1,4 +1,6 @@
-"""The TensorFlow tutorial's scaled dot-product attention ported as it is, mask included:
+"""The mask is applied as in the TensorFlow tutorial, where a one means blocked, so the allowed keys are the ones pushed down.
+
+The TensorFlow tutorial's scaled dot-product attention ported as it is, mask included:
 there the mask is 1 = blocked (mask * -1e9 is added), so with the contract's True = may
 attend every allowed key is pushed to -1e9 and every blocked key keeps its score."""
 # item: scaled_dot_product_attention

@@ -1,4 +1,6 @@
-"""softmax that clips its input to [-30, 30] "for stability": -inf entries get a tiny positive weight."""
+"""The inputs are clipped before the exponential, so minus infinity no longer gives a weight of exactly zero.
+
+softmax that clips its input to [-30, 30] "for stability": -inf entries get a tiny positive weight."""
 # item: softmax
 import numpy as np
 

@@ -1,4 +1,6 @@
-"""softmax shifted by the maximum of the whole array: a row far below the others underflows to 0/0."""
+"""The shift subtracts the maximum of the whole array instead of each row's own, so a row far below the others underflows.
+
+softmax shifted by the maximum of the whole array: a row far below the others underflows to 0/0."""
 # item: softmax
 import numpy as np
 

@@ -1,4 +1,6 @@
-"""softmax that ignores its axis argument and always normalises over the last axis."""
+"""The axis argument is ignored: the normalisation always runs over the last axis.
+
+softmax that ignores its axis argument and always normalises over the last axis."""
 # item: softmax
 import numpy as np
 

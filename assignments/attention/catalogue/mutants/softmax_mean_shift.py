@@ -1,4 +1,6 @@
-"""softmax shifted by the row mean instead of the max: a -inf entry makes the mean -inf and the row NaN."""
+"""The shift subtracts the mean instead of the maximum, so an entry of minus infinity turns the row into NaN.
+
+softmax shifted by the row mean instead of the max: a -inf entry makes the mean -inf and the row NaN."""
 # item: softmax
 import numpy as np
 

@@ -1,4 +1,6 @@
-"""softmax without the max shift: exp overflows (or underflows to 0/0) for inputs of magnitude 1e3."""
+"""The maximum is not subtracted before the exponential, so large inputs overflow.
+
+softmax without the max shift: exp overflows (or underflows to 0/0) for inputs of magnitude 1e3."""
 # item: softmax
 import numpy as np
 

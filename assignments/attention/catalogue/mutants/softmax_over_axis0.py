@@ -1,4 +1,6 @@
-"""softmax over the wrong axis: always axis 0 (the batch axis), whatever axis says."""
+"""The normalisation always runs over the first axis, whatever axis is asked for.
+
+softmax over the wrong axis: always axis 0 (the batch axis), whatever axis says."""
 # item: softmax
 import numpy as np
 

@@ -1,4 +1,6 @@
-"""The Stack Overflow row-wise softmax for 2-D input: assert len(z.shape) == 2, the row
+"""The normalisation only works for two-dimensional input, over its rows, and ignores the axis argument.
+
+The Stack Overflow row-wise softmax for 2-D input: assert len(z.shape) == 2, the row
 maxima and sums broadcast back with [:, np.newaxis]. A 1-D or 3-D input fails the assert,
 and the axis argument is ignored."""
 # item: softmax

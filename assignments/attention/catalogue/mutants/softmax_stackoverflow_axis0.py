@@ -1,4 +1,6 @@
-"""The accepted Stack Overflow softmax: exp(x - max(x)) over the global maximum, normalised
+"""The maximum subtracted is that of the whole array and the normalisation runs over the first axis, whatever axis is asked for.
+
+The accepted Stack Overflow softmax: exp(x - max(x)) over the global maximum, normalised
 with .sum(axis=0), so a 2-D input is normalised over its columns, not its rows, and the axis
 argument is ignored."""
 # item: softmax

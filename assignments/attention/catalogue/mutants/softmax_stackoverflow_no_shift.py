@@ -1,4 +1,6 @@
-"""The Stack Overflow question's own softmax: np.exp(x) / np.sum(np.exp(x), axis=0), with no
+"""The maximum is not subtracted before the exponential, and the sum runs over the first axis, whatever axis is asked for.
+
+The Stack Overflow question's own softmax: np.exp(x) / np.sum(np.exp(x), axis=0), with no
 maximum subtracted (exp overflows to inf for inputs near 1e3: inf / inf = NaN) and the sum
 taken over axis 0."""
 # item: softmax

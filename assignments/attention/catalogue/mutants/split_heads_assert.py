@@ -1,4 +1,6 @@
-"""split_heads that checks divisibility with assert: AssertionError instead of ValueError."""
+"""A model size that the number of heads does not divide is refused with an assertion rather than a ValueError.
+
+split_heads that checks divisibility with assert: AssertionError instead of ValueError."""
 # item: split_heads
 import numpy as np
 

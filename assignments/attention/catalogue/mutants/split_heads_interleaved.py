@@ -1,4 +1,6 @@
-"""split_heads that deals features out round-robin (head h gets features h, h+H, ...)."""
+"""The features are dealt out to the heads in turn instead of in consecutive blocks.
+
+split_heads that deals features out round-robin (head h gets features h, h+H, ...)."""
 # item: split_heads
 import numpy as np
 

@@ -1,4 +1,6 @@
-"""split_heads with a reshape straight to (B, H, L, d_k) and no transpose: heads mix positions."""
+"""The heads are split by a reshape alone, without moving the head axis, so each head mixes positions.
+
+split_heads with a reshape straight to (B, H, L, d_k) and no transpose: heads mix positions."""
 # item: split_heads
 import numpy as np
 

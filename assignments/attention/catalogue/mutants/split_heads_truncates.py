@@ -1,4 +1,6 @@
-"""split_heads that drops the leftover features instead of raising when d_model % H != 0."""
+"""A model size that the number of heads does not divide is accepted and the leftover features are dropped, instead of being refused.
+
+split_heads that drops the leftover features instead of raising when d_model % H != 0."""
 # item: split_heads
 import numpy as np
 

@@ -275,7 +275,9 @@ def luong_attention(query, keys, values, method="general", W=None, W_c=None, v=N
 
 
 # ---- mutant: causal_mask_loops_forever ----
-"""causal mask built with while loops whose outer counter is never advanced: it never returns."""
+"""The loop that builds the mask never advances its outer counter, so it never returns.
+
+causal mask built with while loops whose outer counter is never advanced: it never returns."""
 # item: causal_mask
 import numpy as np
 

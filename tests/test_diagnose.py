@@ -1,0 +1,170 @@
+"""The diagnosis: held-out submissions (written apart from the catalogue: other students'
+versions of the same mistakes, mistakes the catalogue does not hold, and correct code from
+other sources) graded in process with the real bundle and catalogue; the comparison of
+replies; the rules for equivalent, hanging and random mutants."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from grader.bundle import load_bundle
+from grader.catalogue import load_catalogue
+from grader.checks.base import Trial
+from grader.config import DEFAULT_ASSIGNMENT
+from grader.diagnose import PREFIX, Diagnoser, message
+from grader.inprocess import InProcessRunner
+from grader.record import Recording
+from grader.replies import UNREADABLE, same
+from grader.results import CheckResult, ItemResult
+from grader.run import run_item, seed_for
+from grader.sandbox import serve
+from grader.wire import ForeignArray, RaisedError
+
+BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+HELDOUT = sorted((Path(__file__).parent / "data" / "heldout").glob("*.py"))
+SEED = 17
+
+
+def _header(code: str, key: str) -> str:
+    match = re.search(rf"^# {key}: *(\S+)", code, re.MULTILINE)
+    assert match, f"no '# {key}:' line"
+    return match.group(1)
+
+
+def grade(item_name: str, code: str, diagnoser: Diagnoser, seed: int = SEED) -> ItemResult:
+    """``item_name`` graded on the reference with ``code`` appended, in this process."""
+    item = BUNDLE.assignment.item(item_name)
+    if item.notebook == "attention_torch":
+        pytest.importorskip("torch")
+    namespace = serve.new_namespace(item.notebook)
+    assert serve.exec_cell(0, f"{BUNDLE.reference_source(item.notebook)}\n\n{code}", namespace) is None
+    result, _ = run_item(item, InProcessRunner(namespace, seconds=5), seed, BUNDLE.checks, diagnoser.diagnose)
+    return result
+
+
+@pytest.fixture(scope="module")
+def diagnoser() -> Diagnoser:
+    return Diagnoser(BUNDLE)
+
+
+@pytest.fixture(scope="module")
+def heldout(diagnoser: Diagnoser) -> dict[str, tuple[str, ItemResult]]:
+    out = {}
+    for path in HELDOUT:
+        code = path.read_text(encoding="utf-8")
+        out[path.stem] = (_header(code, "expect"), grade(_header(code, "item"), code, diagnoser))
+    return out
+
+
+@pytest.mark.parametrize("name", [p.stem for p in HELDOUT])
+def test_heldout_never_gets_a_wrong_diagnosis(heldout: dict[str, tuple[str, ItemResult]], name: str) -> None:
+    expect, result = heldout[name]
+    named = [d.mistake for d in result.diagnoses]
+    if expect == "correct":
+        assert result.earned == result.points and not named
+    elif expect == "none":
+        assert result.earned < result.points, "the held-out mistake must lose points, or nothing is tested"
+        assert not named, f"a mistake the catalogue does not hold was named as {named}"
+    else:
+        assert result.earned < result.points
+        assert not named or expect in named, f"named as {named}, not {expect}"
+
+
+def test_most_heldout_classic_mistakes_are_named(heldout: dict[str, tuple[str, ItemResult]]) -> None:
+    classic = {name: (expect, r) for name, (expect, r) in heldout.items() if expect not in ("none", "correct")}
+    named = [name for name, (expect, r) in classic.items() if expect in [d.mistake for d in r.diagnoses]]
+    assert len(classic) >= 10
+    assert len(named) >= 0.8 * len(classic), f"named: {named} of {sorted(classic)}"
+
+
+def test_the_sentence_is_the_idea_with_the_prefix() -> None:
+    for entry in load_catalogue(BUNDLE, ("mutant",)):
+        sentence = message(entry)
+        assert sentence.startswith(PREFIX) and sentence.endswith(".")
+        assert not re.search(r"[0-9`()\[\]=*]", sentence), sentence
+
+
+def test_no_diagnosis_without_lost_points_or_mutants(diagnoser: Diagnoser) -> None:
+    ref = BUNDLE.reference_source("attention_numpy")
+    assert grade("softmax", "", diagnoser).diagnoses == ()  # full marks: nothing runs
+    assert "softmax" in ref
+    unknown = grade("softmax", "def softmax(x, axis=-1):\n    raise TypeError('no')\n", diagnoser)
+    assert unknown.earned == 0 and unknown.diagnoses == ()
+
+
+def test_equivalent_mutants_are_named_together() -> None:
+    """Two mutants that give the same replies are one diagnosis: both are named, one sentence each,
+    and a mutant identical to the reference is never named."""
+    entries = {e.name: e for e in load_catalogue(BUNDLE, ("mutant",))}
+    original = entries["sdpa_no_scale"]
+    twin = replace(original, name="sdpa_no_scale_twin", description="The twin of a known mistake.")
+    harmless = replace(original, name="sdpa_as_reference", description="Nothing at all.", code="")
+    diagnoser = Diagnoser(BUNDLE)
+    diagnoser._mutants["scaled_dot_product_attention"] = [original, twin, harmless]
+    result = grade("scaled_dot_product_attention", original.code, diagnoser)
+    assert [d.mistake for d in result.diagnoses] == ["sdpa_no_scale", "sdpa_no_scale_twin"]
+    assert result.mistakes == (message(original), PREFIX + "the twin of a known mistake.")
+
+
+def test_a_hanging_mutant_names_nothing_and_runs_once() -> None:
+    entries = {e.name: e for e in load_catalogue(BUNDLE, ("mutant",))}
+    diagnoser = Diagnoser(BUNDLE)
+    diagnoser._mutants["causal_mask"] = [entries["causal_mask_loops_forever"], entries["causal_mask_strict"]]
+    result = grade("causal_mask", entries["causal_mask_strict"].code, diagnoser)
+    assert [d.mistake for d in result.diagnoses] == ["causal_mask_strict"]
+    assert diagnoser._namespaces["causal_mask_loops_forever"] is None  # never run again
+
+
+def test_a_module_reply_that_depends_on_random_parameters_is_not_compared(diagnoser: Diagnoser) -> None:
+    """The bias mutant's outputs start from a random bias (the checks set W_q, W_k and v only):
+    it is named from the structure the student's failed checks saw, not from random outputs."""
+    entries = {e.name: e for e in load_catalogue(BUNDLE, ("mutant",))}
+    result = grade("BahdanauAttention", entries["bahdanau_module_bias"].code, diagnoser)
+    assert [d.mistake for d in result.diagnoses] == ["bahdanau_module_bias"]
+
+
+# ---- the comparison of replies -----------------------------------------------------------
+
+def _trial() -> Trial:
+    return Trial(item=BUNDLE.assignment.item("softmax"), check="-", seed=0, rng_seed=[0], runner=None)  # type: ignore[arg-type]
+
+
+def test_same_within_the_tolerance_nan_for_nan_and_exceptions_by_class() -> None:
+    t = _trial()
+    x = np.array([[0.25, np.nan], [1.0, 2.0]], dtype=np.float32)
+    assert same(t, x, x.astype(np.float64) + 1e-7)
+    assert not same(t, x, x.astype(np.float64) + 1e-2)
+    assert same(t, ForeignArray(x, "torch.Tensor"), x)
+    assert not same(t, x, x[:1])
+    assert not same(t, np.array([True, False]), np.array([1.0, 0.0]))
+    assert same(t, RaisedError("ValueError", ("Exception",), "a"), RaisedError("ValueError", (), "b"))
+    assert not same(t, RaisedError("AssertionError", (), ""), RaisedError("ValueError", (), ""))
+    assert same(t, {"a": [1, 2], "b": (x, "s")}, {"a": [1, 2], "b": (x, "s")})
+    assert not same(t, {"a": [1, 2]}, {"a": [1, 3]})
+    assert not same(t, UNREADABLE, UNREADABLE)
+
+
+def test_a_mutant_is_never_named_where_the_reference_explains_the_replies() -> None:
+    """A check lost for a reason its replies do not show (here: said so by hand) is no mutant's
+    doing when the reference gives the very same replies, even to a mutant that gives them too."""
+    entries = {e.name: e for e in load_catalogue(BUNDLE, ("mutant",))}
+    harmless = replace(entries["softmax_no_max_shift"], name="softmax_as_reference", description="Nothing.", code="")
+    diagnoser = Diagnoser(BUNDLE)
+    diagnoser._mutants["softmax"] = [harmless]
+    item = BUNDLE.assignment.item("softmax")
+    namespace = serve.new_namespace(item.notebook)
+    serve.exec_cell(0, BUNDLE.reference_source(item.notebook), namespace)
+    recording = Recording(InProcessRunner(namespace))
+    checks = []
+    for name, points in item.checks:  # the item loop of grader.run, its first check said to fail
+        recording.check = name
+        trial = Trial(item=item, check=name, seed=SEED, rng_seed=seed_for(SEED, item.name, name), runner=recording)
+        BUNDLE.checks.get(item.name, name)(trial)
+        checks.append(CheckResult(name, points, 0.0 if not checks else points, bool(checks), ""))
+    assert {e.check for e in recording.exchanges} >= {checks[0].name}
+    assert diagnoser.diagnose(item, recording, checks) == ()
