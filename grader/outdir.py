@@ -47,12 +47,18 @@ def staged(out_dir: Path) -> Iterator[Path]:
     _remove_abandoned(out_dir)
     staging = out_dir.parent / f"{_staging_prefix(out_dir)}{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir()
+    # Closed to other users while the run writes it (the results are a secret the sandboxes
+    # must not read, and without namespaces or Landlock a root grader's sandboxes are kept out
+    # by permissions alone); a folder's usual mode once it is OUT.
+    staging.mkdir(mode=0o700)
     try:
         yield staging
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    umask = os.umask(0)
+    os.umask(umask)
+    staging.chmod(0o777 & ~umask)
     _replace(staging, out_dir)
 
 

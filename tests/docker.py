@@ -123,6 +123,21 @@ def differences(host: dict[str, dict[str, str]], inside: dict[str, dict[str, str
     return lines
 
 
+def what_the_rung_gives_up(case: str) -> set[str]:
+    """The hostile students whose gain the rung itself gives up, as tests/hostile allows them
+    (and the start-up line says): without Landlock, a submission may read the checkout's copy
+    of the reference, which other users can read; an ordinary user's degraded grader loses
+    secrecy altogether (its own bundle, its class). A root grader keeps the run's own secrets:
+    ``read_secrets`` must fail there."""
+    if not case.endswith("no-landlock"):
+        return set()
+    return {"import_reference", "walk_disk", *(("read_secrets",) if case.startswith("user") else ())}
+
+
+def without(grades_of: dict[str, dict[str, str]], students: set[str]) -> dict[str, dict[str, str]]:
+    return {student: row for student, row in grades_of.items() if student not in students}
+
+
 def compared(what: str, status: int, log: Path, host: dict[str, dict[str, str]], inside: dict[str, dict[str, str]],
              quiet: bool = False) -> list[str]:
     """What a run in a container got wrong: one line where it graded nothing (its exit status
@@ -326,8 +341,9 @@ def run_cases(docker: str, cases: list[str], folder: Path) -> int:
             if not user:
                 problems += refusal(docker, python, out, extra)
             problems += [f"tests/hostile: {line}" for line in failed_tests(out / "hostile.log")]
-            problems += compared("hostile", pytest_rc, out / "hostile.log", hostile_grades(folder / "host"),
-                                 hostile_grades(out), quiet=bool(problems))
+            given_up = what_the_rung_gives_up(case)
+            problems += compared("hostile", pytest_rc, out / "hostile.log", without(hostile_grades(folder / "host"),
+                                 given_up), without(hostile_grades(out), given_up), quiet=bool(problems))
             host_sample = grades(folder / "host" / "sample" / "grades.csv")
             problems += compared("sample", sample_rc, out / "sample.log", host_sample,
                                  grades(out / "sample" / "grades.csv"))

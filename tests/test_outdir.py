@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 
 import pytest
@@ -54,3 +55,16 @@ def test_the_staging_folder_of_a_killed_run_is_removed_by_the_next(tmp_path: Pat
     with staged(tmp_path / "out") as write:
         (write / "grades.csv").write_text("x")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_the_staging_folder_is_closed_to_other_users_until_it_is_out(tmp_path: Path):
+    """The run's results are a secret while it runs (a root grader without namespaces or
+    Landlock keeps its sandboxes' uids out by permissions alone); OUT gets a folder's usual mode."""
+    out = tmp_path / "out"
+    old = os.umask(0o022)
+    try:
+        with staged(out) as write:
+            assert write.stat().st_mode & 0o777 == 0o700
+        assert out.stat().st_mode & 0o777 == 0o755
+    finally:
+        os.umask(old)
