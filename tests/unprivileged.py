@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -113,7 +114,10 @@ def main() -> int:
         env = {**os.environ, MODE_VARIABLE: options.sandbox}
         return run(probe, command, env, options.if_available, {})
     if options.root:
-        return as_root(probe, command, options)
+        # Root with the way to the interpreter open, as a container's root has it: no
+        # namespaces then means sandboxes of a uid of their own, which must reach it.
+        return in_mount_namespace(options, lambda: run(probe, command, {**os.environ, MODE_VARIABLE: options.sandbox},
+                                                       options.if_available, {}))
     uid = fresh_uid()
     home = Path(tempfile.mkdtemp(prefix=f"unprivileged-{uid}-"))
     (home / "tmp").mkdir()
@@ -123,6 +127,16 @@ def main() -> int:
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "TERM")}
     env.update({"HOME": str(home), "TMPDIR": str(home / "tmp"), "USER": f"u{uid}",
                 "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg", MODE_VARIABLE: options.sandbox})
+    try:
+        return in_mount_namespace(options, lambda: run(probe, command, env, options.if_available,
+                                                       {"user": uid, "group": uid, "extra_groups": []}))
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def in_mount_namespace(options: argparse.Namespace, body: Callable[[], int]) -> int:
+    """``body``'s status, run in a child with a mount namespace of its own in which the way to
+    the interpreter is open (and, with ``--no-landlock``, the filter below installed)."""
     pid = os.fork()
     if pid == 0:
         code = 70
@@ -132,31 +146,7 @@ def main() -> int:
             open_the_way(needed())
             if options.no_landlock:
                 refuse_namespaces_and_landlock()
-            code = run(probe, command, env, options.if_available,
-                       {"user": uid, "group": uid, "extra_groups": []})
-        except BaseException:
-            traceback.print_exc()
-        finally:
-            sys.stdout.flush()
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    shutil.rmtree(home, ignore_errors=True)
-    return os.waitstatus_to_exitcode(status)
-
-
-def as_root(probe: list[str], command: list[str], options: argparse.Namespace) -> int:
-    """Root with the way to the interpreter open, as a container's root has it: no namespaces
-    then means sandboxes of a uid of their own, which must reach the interpreter."""
-    pid = os.fork()
-    if pid == 0:
-        code = 70
-        try:
-            if _libc.unshare(CLONE_NEWNS) != 0:
-                raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
-            open_the_way(needed())
-            if options.no_landlock:
-                refuse_namespaces_and_landlock()
-            code = run(probe, command, {**os.environ, MODE_VARIABLE: options.sandbox}, options.if_available, {})
+            code = body()
         except BaseException:
             traceback.print_exc()
         finally:
