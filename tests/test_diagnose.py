@@ -168,3 +168,20 @@ def test_a_mutant_is_never_named_where_the_reference_explains_the_replies() -> N
         checks.append(CheckResult(name, points, 0.0 if not checks else points, bool(checks), ""))
     assert {e.check for e in recording.exchanges} >= {checks[0].name}
     assert diagnoser.diagnose(item, recording, checks) == ()
+
+
+def test_a_diagnosis_that_cannot_be_made_names_nothing_and_the_grade_stands(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Diagnosis only adds words: where it cannot be made (a torch mutant in a worker without
+    torch raised ModuleNotFoundError, and every student's row became the grader's failure),
+    the item keeps its grade and names nothing."""
+    diagnoser = Diagnoser(BUNDLE)
+
+    def cannot(*args: object) -> list:
+        raise ModuleNotFoundError("No module named 'torch'")
+
+    monkeypatch.setattr(diagnoser, "explaining", cannot)
+    unshifted = "def softmax(x, axis=-1):\n    return np.exp(x) / np.exp(x).sum(axis=axis, keepdims=True)\n"
+    plain = grade("softmax", unshifted, Diagnoser(BUNDLE))
+    result = grade("softmax", unshifted, diagnoser)
+    assert result.earned == plain.earned < result.points
+    assert result.diagnoses == () and plain.diagnoses != ()
