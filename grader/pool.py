@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import multiprocessing.forkserver
+import multiprocessing.resource_tracker
 import os
 import signal
 import threading
@@ -100,18 +101,21 @@ def start_local() -> None:
     """Start the fork server now, in the background: its imports (about 0.3 s) then overlap
     the caller's own start (the bundle, the class folder) instead of following it.
 
-    It starts with Ctrl-C ignored (an ignored signal stays ignored across exec, and its
-    workers and their zygotes inherit it): a Ctrl-C at the terminal reaches the whole process
-    group, and the server ignores it only after its imports, which it would otherwise end
-    with a traceback. The main process alone answers Ctrl-C; it ends the workers."""
+    A Ctrl-C at the terminal reaches the whole process group. The server is started with it
+    blocked (a signal mask survives exec), and ignores it from its first import on
+    (``grader.pin_threads``), so its imports end in no traceback; here a Ctrl-C that came
+    meanwhile is delivered once the mask is back: the main process alone answers it."""
     _context()
+    # First, on its own: starting it unblocks Ctrl-C (it blocks and unblocks it around its own
+    # start), which inside the block below would let the server start without it.
+    multiprocessing.resource_tracker.ensure_running()
     main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if main else None
     try:
         multiprocessing.forkserver.ensure_running()
     finally:
-        if main:
-            signal.signal(signal.SIGINT, previous)
+        if previous is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _context() -> multiprocessing.context.BaseContext:
