@@ -85,8 +85,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     # The system's Python 3.11+ as setup.sh looks for it on PATH (on Gradescope, apt installs it).
     (tmp / "bin").mkdir()
     (tmp / "bin" / BASE_PYTHON.name).symlink_to(BASE_PYTHON)
+    # A fresh image's PATH: the system's folders, not this machine's (CI puts every pyenv
+    # Python on it, and setup.sh would take the newest, whose torch is no local CPU wheel).
     env = clean_env()
-    env.update(PATH=f"{tmp / 'bin'}:{env['PATH']}", TORCH_INDEX_URL="")
+    env.update(PATH=f"{tmp / 'bin'}:/usr/bin:/bin", TORCH_INDEX_URL="")
     setup = at_autograder(root, ["bash", "/autograder/source/setup.sh" if os.geteuid() == 0 else
                                  str(root / "source" / "setup.sh")], env, timeout=900)
     assert setup.returncode == 0, setup.stdout[-4000:] + setup.stderr[-4000:]
