@@ -16,7 +16,7 @@ Measured, each in its own process, in one run:
   time and the median of ``seconds`` per student in ``results.json``; peak memory of its
   process tree (main + workers + zygotes + sandboxes), sampled from ``/proc``.
 * **nbgrader**: ``nbgrader generate_assignment`` on the source notebooks (hidden tests call
-  the same checks via ``grader.inprocess.assert_item``), the students' notebooks copied to
+  the same checks via ``grader.nbgrader.hidden_tests.assert_item``), the students' notebooks copied to
   ``submitted/``, then ``nbgrader autograde`` (``ExecutePreprocessor.timeout = 30``), on a
   subset of ``--nbgrader-n`` students with the class's mix; per student from nbgrader's
   own log timestamps; the class total scaled to N.
@@ -292,11 +292,11 @@ def _floor_main(spec_path: str) -> None:
         nullplot.install()
     except ImportError:
         pass
-    from grader.bundle import load_bundle
-    from grader.config import DEFAULT_ASSIGNMENT
-    from grader.inprocess import InProcessRunner
-    from grader.load import load_submission
-    from grader.run import grade_submission
+    from grader.assignment.bundle import load_bundle
+    from grader.assignment.config import DEFAULT_ASSIGNMENT
+    from grader.grading.inprocess import InProcessRunner
+    from grader.grading.submission import grade_submission
+    from grader.submissions.load import load_submission
 
     bundle = load_bundle(DEFAULT_ASSIGNMENT)
     assignment = bundle.assignment

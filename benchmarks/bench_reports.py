@@ -36,7 +36,7 @@ HTML = (*DEFAULTS, "html", "report")
 
 def reporters_only(results_path: Path, out: Path) -> float:
     """Seconds the two HTML reporters take over the results of a run (no grading)."""
-    from grader.bundle import load_bundle
+    from grader.assignment.bundle import load_bundle
     from grader.reporters import open_reporter
     from grader.results import RunInfo, SubmissionResult
 

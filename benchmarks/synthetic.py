@@ -97,9 +97,9 @@ def insert_after_solution(nb: dict[str, Any], item: str, code: str) -> dict[str,
 def plan(n: int, seed: int = 0, buggy: float = 0.25, hang: float = 0.005, broken: float = 0.02) -> list[Student]:
     """``n`` students: a share ``buggy`` with a mutant, ``hang`` looping, ``broken`` unreadable
     (each at least one once the class has 10 students), the rest correct."""
-    from grader.bundle import load_bundle
-    from grader.catalogue import load_catalogue
-    from grader.config import DEFAULT_ASSIGNMENT
+    from grader.assignment.bundle import load_bundle
+    from grader.assignment.catalogue import load_catalogue
+    from grader.assignment.config import DEFAULT_ASSIGNMENT
 
     # A mutant that never returns would be a second, unplanned kind of hanging student: the
     # share of those is ``hang``'s alone.
@@ -153,9 +153,9 @@ def subset(students: list[Student], k: int) -> list[Student]:
 
 def build_class(class_dir: Path, students: list[Student]) -> None:
     """Write every student's notebooks under ``class_dir`` (nbgrader layout)."""
-    from grader.bundle import load_bundle
-    from grader.catalogue import load_catalogue
-    from grader.config import DEFAULT_ASSIGNMENT
+    from grader.assignment.bundle import load_bundle
+    from grader.assignment.catalogue import load_catalogue
+    from grader.assignment.config import DEFAULT_ASSIGNMENT
 
     entries = {e.name: e for e in load_catalogue(load_bundle(DEFAULT_ASSIGNMENT), ("mutant",))}
     solved = {nb: solved_notebook(load_source(nb)) for nb in NOTEBOOKS}

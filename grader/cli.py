@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from . import __version__
-from .config import DEFAULT_ASSIGNMENT, ConfigError
+from .assignment.config import DEFAULT_ASSIGNMENT, ConfigError
 from .extras import require_extra
 from .reporters import DEFAULT_REPORTERS, OLD_NAMES, REPORTERS
 from .sandbox.spec import SandboxError
@@ -38,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
                        "into its gradebook")
     grade.add_argument("--assignment-id", help="the nbgrader assignment (default: the bundle's name)")
     grade.add_argument("--seed", type=int, help="reproduce a run: the seed its results.json records")
-    grade.add_argument("--jobs", type=int, help="worker processes (default: the number of cores)")
+    grade.add_argument("--jobs", type=int, help="worker processes (default: the cores this process may use, "
+                       "capped by a cgroup CPU quota; never more than the students)")
     grade.add_argument("--scheduler", help="address of a dask.distributed scheduler to run on instead")
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
     grade.add_argument("--no-diagnose", action="store_true",
@@ -74,8 +74,8 @@ def main(argv: list[str] | None = None) -> int:
             return _grade(args)
         if args.command == "release":
             require_extra("nbgrader", "course", "release")
-            from .bundle import load_bundle
-            from .release import release_assignment
+            from .assignment.bundle import load_bundle
+            from .nbgrader.release import release_assignment
             from .studentcheck.generate import FILE_NAME as CHECK_PY
 
             for path in release_assignment(load_bundle(args.assignment), args.out, args.source):
@@ -83,8 +83,8 @@ def main(argv: list[str] | None = None) -> int:
             print(args.out / CHECK_PY)
             return 0
         if args.command == "gradescope":
-            from .bundle import load_bundle
-            from .gradescope import build_zip
+            from .assignment.bundle import load_bundle
+            from .gradescope_zip import build_zip
 
             names = build_zip(load_bundle(args.assignment), args.out)
             print(f"wrote {args.out} ({len(names)} files): upload it as the autograder; see the README")
@@ -113,7 +113,7 @@ def _formats(value: str) -> list[str]:
 def _grade(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from .grade import grade_class
+    from .grading.classrun import grade_class
 
     bar = None
     graded = "no"
@@ -132,18 +132,23 @@ def _grade(args: argparse.Namespace) -> int:
     canvas = {"gradebook": args.canvas_gradebook, "column": args.canvas_column, "missing": args.canvas_missing}
     if "canvas" not in reports and (args.canvas_gradebook or args.canvas_column):
         raise ValueError("grade: --canvas-gradebook and --canvas-column go with --format canvas")
-    options = dict(assignment_path=args.assignment, seed=args.seed, jobs=args.jobs, scheduler=args.scheduler,
+    options = dict(seed=args.seed, jobs=args.jobs, scheduler=args.scheduler,
                    reporters=reports, reporter_options={"canvas": canvas}, progress=progress,
                    diagnose=not args.no_diagnose)
     try:
         if args.nbgrader is not None:
-            outcome = _grade_course(args, grade_class, options)
+            if args.submissions is not None:
+                raise ValueError(f"grade: give either a class folder ({args.submissions}) or --nbgrader, not both")
+            from .nbgrader.autograde import grade_course
+
+            outcome = grade_course(args.nbgrader, args.assignment, assignment_id=args.assignment_id, out=args.out,
+                                   **options)
         elif args.assignment_id is not None:
             raise ValueError("grade: --assignment-id goes with --nbgrader COURSE_DIR")
         elif args.submissions is None or args.out is None:
             raise ValueError("grade: give the class folder and --out (or --nbgrader COURSE_DIR)")
         else:
-            outcome = grade_class(args.submissions, args.out, **options)
+            outcome = grade_class(args.submissions, args.out, assignment_path=args.assignment, **options)
     except BaseException as exc:
         if bar is not None:
             bar.close()  # its line ends before any message
@@ -160,21 +165,3 @@ def _grade(args: argparse.Namespace) -> int:
     if args.nbgrader is not None:
         print(f"scores written into the nbgrader gradebook of {args.nbgrader}")
     return 0
-
-
-def _grade_course(args: argparse.Namespace, grade_class: Any, options: dict[str, Any]) -> Any:
-    """``grade --nbgrader COURSE_DIR``: the course's submissions, scores into its gradebook."""
-    if args.submissions is not None:
-        raise ValueError(f"grade: give either a class folder ({args.submissions}) or --nbgrader, not both")
-    require_extra("nbgrader", "course", "--nbgrader")
-    from .bundle import load_bundle
-    from .reporters.nbgrader_gradebook import NbgraderGradebook, class_view, open_course
-
-    bundle = load_bundle(args.assignment)
-    course = open_course(args.nbgrader, args.assignment_id or bundle.name)
-    gradebook = NbgraderGradebook(course)
-    gradebook.check(bundle)  # a course that does not match the bundle is told before anything runs
-    out = args.out if args.out is not None else course.root / "grader-reports" / course.assignment_id
-    with class_view(course) as view:
-        # The course holds the solutions (source/) and every student's work: no sandbox sees it.
-        return grade_class(view, out, stages=[gradebook], hide=[course.root], **options)

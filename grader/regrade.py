@@ -11,9 +11,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .bundle import Bundle
-from .report import fmt_points
+from .assignment.bundle import Bundle
 from .results import RunInfo, SubmissionResult
+from .summary import fmt_points
 
 CHANGES = "changes.csv"
 COLUMNS = ["student", "old", "new", "difference", "items"]

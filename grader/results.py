@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .config import Assignment, Item
+from .assignment.config import Assignment, Item
 from .lms.intake import LmsInfo
 
 
@@ -26,7 +26,7 @@ DIAGNOSIS_OPENING = "This matches a known mistake: "  # how every diagnosis's se
 @dataclass(frozen=True)
 class Diagnosis:
     """A known mistake (a catalogue mutant) that reproduces what the student's code returned
-    on an item where the reference does not (``grader.diagnose``)."""
+    on an item where the reference does not (``grader.diagnosis.diagnose``)."""
 
     mistake: str  # the catalogue entry's id
     message: str  # the sentence the student reads: the idea, never a value or code

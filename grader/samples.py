@@ -15,9 +15,9 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from .bundle import Bundle, load_bundle
-from .catalogue import Entry, load_catalogue
-from .config import DEFAULT_ASSIGNMENT, ConfigError
+from .assignment.bundle import Bundle, load_bundle
+from .assignment.catalogue import Entry, load_catalogue
+from .assignment.config import DEFAULT_ASSIGNMENT, ConfigError
 
 SPEC = "sample_students.yaml"
 

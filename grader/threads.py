@@ -2,7 +2,7 @@
 
 A class is graded in parallel across workers, not inside one: sixteen workers each running
 a sixteen-thread pool on tiny matrices would only fight over the cores. numpy and torch read
-the variables once, when they load: the pool's fork server imports ``grader.pin_threads``
+the variables once, when they load: the pool's fork server imports ``grader.grading.pin_threads``
 (which sets them) before it imports them.
 """
 

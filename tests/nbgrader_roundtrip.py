@@ -8,7 +8,7 @@ gradebook:
 * ``stubs``: the released notebooks, untouched -> zero.
 
 The hidden tests that nbgrader restores into the test cells call
-``grader.inprocess.assert_item``, so this also proves that they run in a plain kernel.
+``grader.nbgrader.hidden_tests.assert_item``, so this also proves that they run in a plain kernel.
 Usage: ``python tests/nbgrader_roundtrip.py [--keep DIR]``; exits non-zero on any mismatch.
 """
 
@@ -71,8 +71,8 @@ def roundtrip(course: Path) -> list[str]:
     import nbformat
     from nbgrader.api import Gradebook
 
-    from grader.bundle import load_bundle
-    from grader.config import DEFAULT_ASSIGNMENT
+    from grader.assignment.bundle import load_bundle
+    from grader.assignment.config import DEFAULT_ASSIGNMENT
 
     points = {f"test_{item.name}": item.points for item in load_bundle(DEFAULT_ASSIGNMENT).assignment.items}
     problems = []

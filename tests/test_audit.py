@@ -15,6 +15,9 @@ from typing import Any
 import pytest
 import yaml
 
+from grader.assignment.bundle import load_bundle
+from grader.assignment.catalogue import load_catalogue
+from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.audit import (
     ALL_ITEMS,
     AuditReport,
@@ -26,9 +29,6 @@ from grader.audit import (
     run_audit,
 )
 from grader.audit.diagnosis import judge_correct, judge_mutant, print_confusion
-from grader.bundle import load_bundle
-from grader.catalogue import load_catalogue
-from grader.config import DEFAULT_ASSIGNMENT
 from grader.results import SubmissionResult
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -266,9 +266,9 @@ def test_report_names_misses_and_survivors() -> None:
 # ---- a weakened check set fails the audit -------------------------------------------------
 
 def _caught_by_in_process(assignment, entry, seed: int) -> list[str]:  # type: ignore[no-untyped-def]
-    from grader.inprocess import InProcessRunner
-    from grader.load import Cell, SourceFile
-    from grader.run import run_item
+    from grader.grading.inprocess import InProcessRunner
+    from grader.grading.submission import run_item
+    from grader.submissions.load import Cell, SourceFile
 
     source = reference_source(entry.notebook) + "\n\n" + entry.code
     runner = InProcessRunner.from_source(SourceFile(entry.notebook, f"{entry.notebook}.py", (Cell(1, source),)),

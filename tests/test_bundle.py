@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.bundle import load_bundle
-from grader.config import DEFAULT_ASSIGNMENT, ConfigError
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT, ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 

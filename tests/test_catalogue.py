@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.bundle import Bundle, load_bundle
-from grader.catalogue import CatalogueError, load_catalogue
-from grader.config import DEFAULT_ASSIGNMENT
+from grader.assignment.bundle import Bundle, load_bundle
+from grader.assignment.catalogue import CatalogueError, load_catalogue
+from grader.assignment.config import DEFAULT_ASSIGNMENT
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.bundle import load_bundle
-from grader.config import DEFAULT_ASSIGNMENT
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT
 
 pytest.importorskip("torch")
 
@@ -184,7 +184,7 @@ def test_the_default_outputs_are_the_three_of_old(run):
 
 
 def test_formats_are_chosen_with_format_and_report_keeps_its_old_names(tmp_path: Path):
-    from grader.filenames import safe_name
+    from grader.render.filenames import safe_name
 
     junitparser = pytest.importorskip("junitparser")
     class_dir = tmp_path / "class"
@@ -227,7 +227,7 @@ def test_the_report_counts_untouched_stubs_once_apart_from_the_failures(html_run
 def polish_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Feedback pages of students whose pictures have NaN, a large table that differs, or every
     head alike; an untouched stub; a function that loops forever."""
-    from grader.catalogue import load_catalogue, write_submission
+    from grader.assignment.catalogue import load_catalogue, write_submission
 
     tmp = tmp_path_factory.mktemp("cli-polish")
     class_dir = tmp / "class"

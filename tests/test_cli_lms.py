@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.bundle import load_bundle
-from grader.config import DEFAULT_ASSIGNMENT
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.lms import samples
 
 pytest.importorskip("torch")

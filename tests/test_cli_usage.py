@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.config import DEFAULT_ASSIGNMENT, load_assignment
+from grader.assignment.config import DEFAULT_ASSIGNMENT, load_assignment
 
 REFERENCE = Path(__file__).resolve().parents[1] / "reference"
 SAMPLE = DEFAULT_ASSIGNMENT.parent / "sample_class"

@@ -3,8 +3,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.bundle import load_bundle
-from grader.config import DEFAULT_ASSIGNMENT, ConfigError, load_assignment, parse_assignment
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT, ConfigError, load_assignment, parse_assignment
 
 KNOWN = load_bundle(DEFAULT_ASSIGNMENT).checks.known()
 

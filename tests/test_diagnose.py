@@ -12,16 +12,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grader.bundle import load_bundle
-from grader.catalogue import load_catalogue
+from grader.assignment.bundle import load_bundle
+from grader.assignment.catalogue import load_catalogue
+from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.checks.base import Trial
-from grader.config import DEFAULT_ASSIGNMENT
-from grader.diagnose import PREFIX, Diagnoser, message
-from grader.inprocess import InProcessRunner
-from grader.record import Recording
-from grader.replies import UNREADABLE, same
+from grader.diagnosis.diagnose import PREFIX, Diagnoser, message
+from grader.diagnosis.record import Recording
+from grader.diagnosis.replies import UNREADABLE, same
+from grader.grading.inprocess import InProcessRunner
+from grader.grading.submission import run_item, seed_for
 from grader.results import CheckResult, ItemResult
-from grader.run import run_item, seed_for
 from grader.sandbox import serve
 from grader.wire import ForeignArray, RaisedError
 
@@ -161,7 +161,7 @@ def test_a_mutant_is_never_named_where_the_reference_explains_the_replies() -> N
     serve.exec_cell(0, BUNDLE.reference_source(item.notebook), namespace)
     recording = Recording(InProcessRunner(namespace))
     checks = []
-    for name, points in item.checks:  # the item loop of grader.run, its first check said to fail
+    for name, points in item.checks:  # the item loop of grader.grading.submission, its first check said to fail
         recording.check = name
         trial = Trial(item=item, check=name, seed=SEED, rng_seed=seed_for(SEED, item.name, name), runner=recording)
         BUNDLE.checks.get(item.name, name)(trial)

@@ -1,6 +1,6 @@
 import pytest
 
-from grader.filenames import MAX_BYTES, safe_name
+from grader.render.filenames import MAX_BYTES, safe_name
 
 
 @pytest.mark.parametrize("student", ["Ada Lovelace", "Zoë Çelik", "Łukasz Nowak", "s123", "broken_upload"])

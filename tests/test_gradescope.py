@@ -26,8 +26,8 @@ import pytest
 from cgroup_support import NoCgroup, limited
 from test_reporter_gradescope import GRADESCOPE
 
-from grader.bundle import load_bundle
-from grader.config import DEFAULT_ASSIGNMENT, parse_assignment, read_yaml
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT, parse_assignment, read_yaml
 
 pytest.importorskip("torch")
 pytestmark = pytest.mark.timeout(900)

@@ -1,9 +1,9 @@
 import pytest
 
 from grader import wire
-from grader.inprocess import InProcessRunner
-from grader.load import Cell, SourceFile
-from grader.runner import ItemTimeout
+from grader.grading.inprocess import InProcessRunner
+from grader.grading.runner import ItemTimeout
+from grader.submissions.load import Cell, SourceFile
 
 SOURCE = """
 def forever(x):

@@ -4,7 +4,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.load import ClassFolderError, discover, find_notebook, load_submission, read_cells
+from grader.submissions.load import ClassFolderError, discover, find_notebook, load_submission, read_cells
 
 NOTEBOOKS = ("attention_numpy", "attention_torch")
 

@@ -1,7 +1,7 @@
 """The notebooks run in a real Jupyter kernel.
 
 * The source notebooks (solutions and hidden tests included) run top to bottom without error;
-  their hidden tests call ``grader.inprocess.assert_item``, so they need the grader importable.
+  their hidden tests call ``grader.nbgrader.hidden_tests.assert_item``, so they need the grader importable.
 * The released notebooks fail only where a student still has to work: every error is a
   ``NotImplementedError`` raised by an exercise or its test cell.
 * The solutions in the notebooks agree with ``reference/`` (the same implementations).
@@ -22,8 +22,8 @@ pytest.importorskip("nbgrader")
 
 from nbclient import NotebookClient  # noqa: E402
 
-from grader.bundle import load_bundle  # noqa: E402
-from grader.release import release_assignment  # noqa: E402
+from grader.assignment.bundle import load_bundle  # noqa: E402
+from grader.nbgrader.release import release_assignment  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE_DIR = ROOT / "assignments" / "attention"
@@ -105,7 +105,7 @@ def test_source_visible_tests_pass(executed_sources, name):
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_source_notebook_runs_without_error(executed_sources, name):
-    """Top to bottom, hidden tests (grader.inprocess.assert_item) included."""
+    """Top to bottom, hidden tests (grader.nbgrader.hidden_tests.assert_item) included."""
     bad = [describe(*e) for e in errors(executed_sources[name])]
     assert not bad, "\n".join(bad)
 

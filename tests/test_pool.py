@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from grader import pool
-from grader.bundle import load_bundle
-from grader.catalogue import load_catalogue, write_submission
-from grader.config import DEFAULT_ASSIGNMENT
-from grader.grade import grade_class
+from grader.assignment.bundle import load_bundle
+from grader.assignment.catalogue import load_catalogue, write_submission
+from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.grading.classrun import grade_class
 
 SAMPLE_CLASS = DEFAULT_ASSIGNMENT.parent / "sample_class"
 
@@ -156,7 +156,7 @@ def test_dask_cluster_grades_exactly_like_the_local_pool(small_class, tmp_path):
 
 
 def pool_folders(class_dir: Path) -> list[Path]:
-    from grader.load import discover
+    from grader.submissions.load import discover
 
     return list(discover(class_dir).students)
 
@@ -167,7 +167,7 @@ def test_a_local_worker_runs_one_thread_and_sees_the_callers_environment_of_now(
     """The fork server keeps the environment of its start (an earlier run's, in a long-lived
     process): the worker takes the caller's as it is at this run, with the threads pinned."""
     torch = pytest.importorskip("torch")
-    from grader.worker import Job, start_local_worker
+    from grader.grading.worker import Job, start_local_worker
 
     context = pool._context()
     forkserver.ensure_running()  # started before the caller's environment changes

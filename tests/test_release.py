@@ -18,8 +18,8 @@ import yaml
 
 pytest.importorskip("nbgrader")
 
-from grader.bundle import load_bundle  # noqa: E402
-from grader.release import release_assignment  # noqa: E402
+from grader.assignment.bundle import load_bundle  # noqa: E402
+from grader.nbgrader.release import release_assignment  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE_DIR = ROOT / "assignments" / "attention"
@@ -136,7 +136,7 @@ def test_no_hidden_test_line_survives(sources, released):
     leaked = sorted({line for line in hidden if line in survivors})
     assert not leaked, f"hidden-test lines in the release: {leaked}"
     for path in released.values():
-        assert "grader.inprocess" not in path.read_text()
+        assert "grader.grading.inprocess" not in path.read_text()
 
 
 def test_visible_tests_and_other_cells_survive(sources, released):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.bundle import load_bundle
-from grader.config import DEFAULT_ASSIGNMENT
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.lms.intake import LmsInfo, LmsStudent
 from grader.reporters import open_reporter
 from grader.reporters.canvas import CanvasGradebookError

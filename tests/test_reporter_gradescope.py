@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 from test_reporters import BUNDLE, RUN, result
 
-from grader.filenames import safe_name
+from grader.render.filenames import safe_name
 from grader.reporters import open_reporter
 
 # https://gradescope-autograders.readthedocs.io/en/latest/specs/#output-format: the top-level

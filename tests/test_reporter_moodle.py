@@ -6,8 +6,8 @@ import csv
 from dataclasses import replace
 from pathlib import Path
 
-from grader.bundle import load_bundle
-from grader.config import DEFAULT_ASSIGNMENT
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.lms.intake import LmsInfo, LmsStudent
 from grader.reporters import open_reporter
 from grader.reporters.moodle import FEEDBACK_LINES, feedback_lines

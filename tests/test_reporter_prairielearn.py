@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 from test_reporters import BUNDLE, RUN, result
 
-from grader.filenames import safe_name
+from grader.render.filenames import safe_name
 from grader.reporters import open_reporter
 from grader.results import NotebookReport, zero_submission
 

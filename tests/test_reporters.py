@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from grader.bundle import load_bundle
-from grader.config import DEFAULT_ASSIGNMENT
-from grader.report import Tally
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.reporters import DEFAULT_REPORTERS, REPORTERS, open_reporter
 from grader.reporters.feedback_md import feedback
 from grader.results import CheckResult, ItemResult, NotebookReport, Picture, RunInfo, SubmissionResult
+from grader.summary import Tally
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment

@@ -16,14 +16,14 @@ from urllib.parse import unquote
 import numpy as np
 import pytest
 
-from grader.bundle import load_bundle
-from grader.config import DEFAULT_ASSIGNMENT
-from grader.inprocess import InProcessRunner
-from grader.load import Cell, SourceFile, Submission
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.grading.inprocess import InProcessRunner
+from grader.grading.submission import grade_submission
 from grader.reporters import REPORTERS, open_reporter
 from grader.reporters.class_report import message_pattern
 from grader.results import RunInfo, SubmissionResult
-from grader.run import grade_submission
+from grader.submissions.load import Cell, SourceFile, Submission
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment

@@ -6,12 +6,12 @@ from dataclasses import replace
 from typing import Any
 
 from grader import wire
-from grader.bundle import load_bundle
-from grader.config import DEFAULT_ASSIGNMENT
-from grader.inprocess import InProcessRunner
-from grader.load import Cell, SourceFile, Submission
-from grader.run import grade_submission, seed_for
-from grader.runner import ItemOutput, ItemTimeout, LoadReport, RunnerLost
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.grading.inprocess import InProcessRunner
+from grader.grading.runner import ItemOutput, ItemTimeout, LoadReport, RunnerLost
+from grader.grading.submission import grade_submission, seed_for
+from grader.submissions.load import Cell, SourceFile, Submission
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment

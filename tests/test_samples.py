@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.bundle import load_bundle
-from grader.config import DEFAULT_ASSIGNMENT, ConfigError
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT, ConfigError
 from grader.samples import sample_students, write_student
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.bundle import Bundle, load_bundle
-from grader.catalogue import load_catalogue, write_submission
-from grader.config import DEFAULT_ASSIGNMENT
-from grader.pool import local
+from grader.assignment.bundle import Bundle, load_bundle
+from grader.assignment.catalogue import load_catalogue, write_submission
+from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.grading.pool import local
 from grader.studentcheck.generate import SEED, GenerationError, build_check_py
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
@@ -195,7 +195,7 @@ def test_public_checks_give_the_graders_verdicts_and_messages(release: Path, poi
     """Every catalogue entry through the real (sandboxed) grader and through check.py, with
     check.py's seed: each public check passes in both or fails in both with one message (a
     hang is reported in words of each's own, so there only the verdicts are compared)."""
-    from grader.grade import grade
+    from grader.grading.classrun import grade
 
     entries = load_catalogue(BUNDLE)
     class_dir = tmp_path / "class"

@@ -1,6 +1,6 @@
 """Prove the checks through the real grading path.
 
-One temporary class is graded with :func:`grader.grade.grade` (sandboxes, warm workers,
+One temporary class is graded with :func:`grader.grading.classrun.grade` (sandboxes, warm workers,
 one seed; the results are judged in memory as they stream in), holding:
 
 * the reference as a submission: it must get full marks;
@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TextIO
 
-from ..config import DEFAULT_ASSIGNMENT
+from ..assignment.config import DEFAULT_ASSIGNMENT
 from .cases import ALL_ITEMS, AuditReport, AutoResult, CaseResult, audit
 from .mutants import AutoMutant, auto_mutants
 from .report import print_report

@@ -15,14 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..bundle import Bundle, load_bundle
-from ..catalogue import Entry, load_catalogue, write_submission
-from ..config import DEFAULT_ASSIGNMENT
-from ..grade import grade, sandbox_hello
-from ..limits import default_cpus
-from ..load import discover
-from ..pool import local
+from ..assignment.bundle import Bundle, load_bundle
+from ..assignment.catalogue import Entry, load_catalogue, write_submission
+from ..assignment.config import DEFAULT_ASSIGNMENT
+from ..grading.classrun import grade, prepare_run, start_early
 from ..results import ItemResult, SubmissionResult
+from ..submissions.load import discover
 from .diagnosis import DiagnosisCase, judge_correct, judge_mutant
 from .margin import Margin, mutant_margin
 from .mutants import AutoMutant, auto_mutants
@@ -112,6 +110,7 @@ def audit(
     ``source_dir`` holds the source notebooks that are released for the stubs (default: the
     bundle's folder). ``max_auto`` caps the automatic mutants (a sample drawn with the seed).
     """
+    start_early(None)
     bundle = load_bundle(assignment_path)
     assignment = bundle.assignment
     seed = secrets.randbelow(2**31) if seed is None else seed
@@ -164,14 +163,10 @@ def audit(
         folders = list(discover(class_dir).students)
         progress = _progress()
         results: dict[str, SubmissionResult] = {}
-        with local(jobs or default_cpus().count) as pool:
-            # The sandbox of this audit is the one its workers' zygotes report, as in a run.
-            isolation = sandbox_hello(bundle, pool, seed=seed, class_dir=class_dir).rung
-            notes += isolation.notes
-            for note in isolation.notes:
-                log(f"warning: sandbox degraded: {note}")
-            for done, graded in enumerate(grade(bundle, folders, pool, seed=seed, class_dir=class_dir, log=log),
-                                          start=1):
+        # Set up as a grading run is, by the same code: what the audit proves is what a run does.
+        with prepare_run(bundle, class_dir, len(folders), seed=seed, jobs=jobs, log=log) as run:
+            notes += run.isolation.notes
+            for done, graded in enumerate(grade(run, folders, log), start=1):
                 results[graded.student] = graded
                 progress(done, len(folders))
 
@@ -200,7 +195,7 @@ def audit(
 
 def _release(bundle: Bundle, out_dir: Path, source_dir: Path | None) -> list[Path]:
     """The student notebooks, as nbgrader's generate_assignment makes them."""
-    from ..release import release_assignment
+    from ..nbgrader.release import release_assignment
 
     return release_assignment(bundle, out_dir, source_dir)
 

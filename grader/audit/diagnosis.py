@@ -1,4 +1,4 @@
-"""The audit of the diagnosis (``grader.diagnose``): graded as a student, each catalogue mutant
+"""The audit of the diagnosis (``grader.diagnosis.diagnose``): graded as a student, each catalogue mutant
 must be named as itself, and nothing correct may be named at all.
 
 * a mutant: its item's diagnoses hold its own id ("self"); any other id named with it is a

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import wire
-from ..config import Item, Tolerance
-from ..runner import ItemTimeout
+from ..assignment.config import Item, Tolerance
+from ..grading.runner import ItemTimeout
 from ..wire import ForeignArray, Opaque, RaisedError
 
 if TYPE_CHECKING:
-    from ..runner import Runner
+    from ..grading.runner import Runner
 
 
 class CheckFailed(Exception):

@@ -13,7 +13,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-# A notebook larger than this could not be graded anyway (grader.load reads at most 20 MiB).
+# A notebook larger than this could not be graded anyway (grader.submissions.load reads at most 20 MiB).
 MAX_MEMBER_BYTES = 20 * 1024 * 1024
 # All that one download may unpack: a class of a thousand students' notebooks is a few hundred MiB.
 MAX_TOTAL_BYTES = 2 * 1024 * 1024 * 1024

@@ -21,9 +21,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..bundle import Bundle, load_bundle
-from ..config import DEFAULT_ASSIGNMENT, ConfigError
-from ..load import find_notebook
+from ..assignment.bundle import Bundle, load_bundle
+from ..assignment.config import DEFAULT_ASSIGNMENT, ConfigError
+from ..submissions.load import find_notebook
 
 FOLDER = "sample_lms"
 CANVAS_ZIP = "canvas_submissions.zip"

@@ -16,7 +16,7 @@ import importlib
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..bundle import Bundle
+from ..assignment.bundle import Bundle
 from ..results import RunInfo, SubmissionResult
 
 

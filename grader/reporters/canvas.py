@@ -17,11 +17,11 @@ import re
 import unicodedata
 from pathlib import Path
 
-from ..bundle import Bundle
+from ..assignment.bundle import Bundle
 from ..lms.intake import LmsInfo
 from ..lms.names import CANVAS
-from ..report import fmt_points
 from ..results import RunInfo, SubmissionResult
+from ..summary import fmt_points
 
 IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Integration ID", "Root Account", "Section")
 MATCHED_BY = ("ID", "SIS User ID", "SIS Login ID", "Student")

@@ -15,15 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from ..bundle import Bundle
-from ..config import Assignment
-from ..filenames import safe_name
+from ..assignment.bundle import Bundle
+from ..assignment.config import Assignment
 from ..regrade import read_regrade
-from ..report import file_problems, fmt_points
+from ..render.feedback_text import not_attempted
+from ..render.html import esc, page
+from ..render.mistakes import Diagnosed, diagnosed, mistakes_section
+from ..render.per_student import student_file
 from ..results import RunInfo, SubmissionResult
-from .class_mistakes import Diagnosed, diagnosed, mistakes_section
-from .html import esc, page
-from .text import not_attempted
+from ..summary import file_problems, fmt_points
 
 SLOWEST = 10  # students listed by time
 MESSAGES = 25  # failure messages listed
@@ -230,7 +230,7 @@ def _links(rows: list[_Row], out_dir: Path) -> list[str]:
     for r in rows:
         links = []
         for suffix, label in ((".html", "page"), (".md", "Markdown")):
-            name = safe_name(r.student) + suffix
+            name = student_file(r.student, suffix)
             if (out_dir / "feedback" / name).is_file():
                 links.append(f'<a href="feedback/{esc(quote(name))}">{label}</a>')
         out.append(f'<tr><td>{esc(r.student)}</td><td class="num">{fmt_points(r.score)}</td>'

@@ -7,35 +7,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from pathlib import Path
 
-from ..bundle import Bundle
-from ..filenames import safe_name
-from ..report import fmt_points
-from ..results import ItemResult, Picture, RunInfo, SubmissionResult
-from .html import esc, page, picture_figure
-from .text import NOT_ATTEMPTED, error_summary, not_attempted, ran_after
+from ..render.feedback_text import NOT_ATTEMPTED, error_summary, not_attempted, ran_after
+from ..render.html import esc, page, picture_figure
+from ..render.per_student import FilePerStudent
+from ..results import ItemResult, Picture, SubmissionResult
+from ..summary import fmt_points
 
 
-class FeedbackHtml:
+class FeedbackHtml(FilePerStudent):
+    folder_name, suffix = "feedback", ".html"
     wants_examples = True
 
-    def __init__(self, out_dir: Path) -> None:
-        self.folder = out_dir / "feedback"
-
-    def start(self, bundle: Bundle, run: RunInfo) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-
-    def add(self, result: SubmissionResult) -> None:
-        (self.folder / feedback_html_file(result.student)).write_text(feedback_html(result), encoding="utf-8")
-
-    def close(self) -> None:
-        return None
-
-
-def feedback_html_file(student: str) -> str:
-    """The name of ``student``'s HTML feedback in ``feedback/``: safe whatever the id holds."""
-    return f"{safe_name(student)}.html"
+    def text(self, result: SubmissionResult) -> str:
+        return feedback_html(result)
 
 
 def feedback_html(result: SubmissionResult) -> str:

@@ -3,32 +3,17 @@ what the student's code printed. One file per student, written as the result arr
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from ..bundle import Bundle
-from ..filenames import safe_name
-from ..report import fmt_points
-from ..results import RunInfo, SubmissionResult
-from .text import NOT_ATTEMPTED, error_summary, not_attempted, ran_after
+from ..render.feedback_text import NOT_ATTEMPTED, error_summary, not_attempted, ran_after
+from ..render.per_student import FilePerStudent
+from ..results import SubmissionResult
+from ..summary import fmt_points
 
 
-class FeedbackMarkdown:
-    def __init__(self, out_dir: Path) -> None:
-        self.folder = out_dir / "feedback"
+class FeedbackMarkdown(FilePerStudent):
+    folder_name, suffix = "feedback", ".md"
 
-    def start(self, bundle: Bundle, run: RunInfo) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-
-    def add(self, result: SubmissionResult) -> None:
-        (self.folder / feedback_file(result.student)).write_text(feedback(result), encoding="utf-8")
-
-    def close(self) -> None:
-        return None
-
-
-def feedback_file(student: str) -> str:
-    """The name of ``student``'s feedback file in ``feedback/``: safe whatever the id holds."""
-    return f"{safe_name(student)}.md"
+    def text(self, result: SubmissionResult) -> str:
+        return feedback(result)
 
 
 def feedback(result: SubmissionResult) -> str:

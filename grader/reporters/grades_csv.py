@@ -8,11 +8,11 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from ..bundle import Bundle
-from ..config import Assignment
+from ..assignment.bundle import Bundle
+from ..assignment.config import Assignment
 from ..lms.intake import LmsInfo
-from ..report import fmt_points
 from ..results import RunInfo, SubmissionResult
+from ..summary import fmt_points
 
 
 class GradesCsv:

@@ -8,9 +8,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..report import fmt_points
+from ..render.feedback_text import check_output, submission_notes
+from ..render.per_student import JsonPerStudent
 from ..results import SubmissionResult
-from .text import JsonPerStudent, check_output, submission_notes
+from ..summary import fmt_points
 
 
 class Gradescope(JsonPerStudent):

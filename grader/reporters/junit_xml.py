@@ -11,10 +11,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import TextIO
 
-from ..bundle import Bundle
-from ..report import fmt_points
+from ..assignment.bundle import Bundle
+from ..render.feedback_text import check_output, submission_notes
 from ..results import RunInfo, SubmissionResult
-from .text import check_output, submission_notes
+from ..summary import fmt_points
 
 # What XML 1.0 cannot hold, even escaped (student ids and printed output can hold anything).
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

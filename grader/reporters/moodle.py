@@ -14,12 +14,12 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from ..bundle import Bundle
+from ..assignment.bundle import Bundle
 from ..lms.intake import LmsInfo
 from ..lms.names import MOODLE
-from ..report import fmt_points
+from ..render.feedback_text import check_output, submission_notes
 from ..results import RunInfo, SubmissionResult
-from .text import check_output, submission_notes
+from ..summary import fmt_points
 
 COLUMNS = ["Identifier", "Full name", "Grade", "Maximum Grade", "Feedback comments"]
 FEEDBACK_LINES = 6  # the comment's lines; the rest is in the student's feedback file

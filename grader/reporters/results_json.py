@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import TextIO
 
-from ..bundle import Bundle
+from ..assignment.bundle import Bundle
+from ..render.per_student import student_file
 from ..results import RunInfo, SubmissionResult
-from .feedback_md import feedback_file
 
 
 class ResultsJson:
@@ -32,7 +32,7 @@ class ResultsJson:
             self._file.write(",\n")
         self._first = False
         json.dump(result.to_json(), self._file, ensure_ascii=False)
-        self.feedback[result.student] = f"feedback/{feedback_file(result.student)}"
+        self.feedback[result.student] = f"feedback/{student_file(result.student, '.md')}"
 
     def close(self) -> None:
         assert self._file is not None and self.run is not None, "start() first"

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .. import wire
-from ..config import Limits
-from ..load import SourceFile
-from ..runner import ItemOutput, ItemTimeout, LoadReport, RunnerLost
+from ..assignment.config import Limits
+from ..grading.runner import ItemOutput, ItemTimeout, LoadReport, RunnerLost
+from ..submissions.load import SourceFile
 from ..threads import PINNED
 from .policy import (
     MODE_VARIABLE,
@@ -168,7 +168,7 @@ def describe_exit(status: int | None) -> str:
 
 
 class SandboxRunner:
-    """One notebook loaded in a sandboxed child; implements ``grader.run.Runner``.
+    """One notebook loaded in a sandboxed child; implements ``grader.grading.runner.Runner``.
 
     Whatever the child does (dies, hangs, floods, sends garbage or too much), the
     runner raises ``RunnerLost`` or ``ItemTimeout`` for the item in progress, and the

@@ -26,7 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..bundle import Bundle
+from ..assignment.bundle import Bundle
 from . import runtime
 
 FILE_NAME = "check.py"

@@ -25,16 +25,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
+from ..assignment.config import Item, Tolerance
 from ..checks.base import CheckFailed, Trial
-from ..config import Item, Tolerance
-from ..load import read_cells
-from ..reporters.text import error_summary
-from ..run import seed_for
+from ..grading.submission import seed_for
+from ..render.feedback_text import error_summary
 from ..sandbox.nullplot import Null, install
 from ..sandbox.serve import exec_cell, handle, new_namespace
+from ..submissions.load import read_cells
 
 if TYPE_CHECKING:
-    from ..runner import Runner
+    from ..grading.runner import Runner
 
 USAGE = "usage: python check.py [NOTEBOOK_OR_PY ...]  (default: the assignment's notebooks beside check.py)"
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from grader.bundle import Bundle, load_bundle
-from grader.catalogue import Entry
-from grader.config import DEFAULT_ASSIGNMENT
-from grader.inprocess import InProcessRunner
-from grader.load import Cell, SourceFile
+from grader.assignment.bundle import Bundle, load_bundle
+from grader.assignment.catalogue import Entry
+from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.grading.inprocess import InProcessRunner
+from grader.grading.submission import run_item
 from grader.results import ItemResult
-from grader.run import run_item
+from grader.submissions.load import Cell, SourceFile
 
 
 @pytest.fixture(scope="session")

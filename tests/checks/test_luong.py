@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 from precision_students import FLOAT32_EVERYWHERE
 
-from grader.bundle import load_bundle
-from grader.catalogue import load_catalogue
-from grader.config import DEFAULT_ASSIGNMENT
-from grader.inprocess import InProcessRunner
-from grader.load import Cell, SourceFile
+from grader.assignment.bundle import load_bundle
+from grader.assignment.catalogue import load_catalogue
+from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.grading.inprocess import InProcessRunner
+from grader.grading.submission import Submission, grade_submission
 from grader.results import ItemResult
-from grader.run import Submission, grade_submission
+from grader.submissions.load import Cell, SourceFile
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from grader.bundle import load_bundle
-from grader.catalogue import Entry, load_catalogue
-from grader.config import DEFAULT_ASSIGNMENT
+from grader.assignment.bundle import load_bundle
+from grader.assignment.catalogue import Entry, load_catalogue
+from grader.assignment.config import DEFAULT_ASSIGNMENT
 
 # Mutants overflow and divide by zero on purpose; their warnings are not news.
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")

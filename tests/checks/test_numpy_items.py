@@ -13,10 +13,10 @@ import time
 import numpy as np
 import pytest
 
-from grader.bundle import load_bundle
-from grader.catalogue import load_catalogue
+from grader.assignment.bundle import load_bundle
+from grader.assignment.catalogue import load_catalogue
+from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.checks.base import _REFERENCE_CACHE
-from grader.config import DEFAULT_ASSIGNMENT
 from grader.results import ItemResult
 
 NOTEBOOK = "attention_numpy"

@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from grader.bundle import load_bundle
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.checks.base import CheckFailed, Trial
 from grader.checks.pictures import picture
-from grader.config import DEFAULT_ASSIGNMENT
 from grader.results import Picture
 
 A = load_bundle(DEFAULT_ASSIGNMENT).assignment

@@ -12,9 +12,9 @@ import pytest
 
 pytest.importorskip("torch", reason="torch is not installed in this environment")
 
-from grader.bundle import load_bundle  # noqa: E402
-from grader.catalogue import load_catalogue  # noqa: E402
-from grader.config import DEFAULT_ASSIGNMENT  # noqa: E402
+from grader.assignment.bundle import load_bundle  # noqa: E402
+from grader.assignment.catalogue import load_catalogue  # noqa: E402
+from grader.assignment.config import DEFAULT_ASSIGNMENT  # noqa: E402
 from grader.results import ItemResult  # noqa: E402
 
 NOTEBOOK = "attention_torch"
@@ -148,8 +148,8 @@ class BahdanauAttention(_Base):
 
 def test_checks_import_without_torch():
     """The tox envs without torch load the bundle's checks: torch_items must import torch lazily."""
-    code = ("import sys; sys.modules['torch'] = None; from grader.bundle import load_bundle; "
-            "from grader.config import DEFAULT_ASSIGNMENT; checks = load_bundle(DEFAULT_ASSIGNMENT).checks; "
+    code = ("import sys; sys.modules['torch'] = None; from grader.assignment.bundle import load_bundle; "
+            "from grader.assignment.config import DEFAULT_ASSIGNMENT; checks = load_bundle(DEFAULT_ASSIGNMENT).checks; "
             "assert 'reference.attention_torch' not in sys.modules; "
             "assert 'PositionalEncoding' in checks.known()")
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)

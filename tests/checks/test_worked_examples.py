@@ -7,9 +7,9 @@ import sys
 
 import numpy as np
 
-from grader.bundle import load_bundle
-from grader.catalogue import load_catalogue
-from grader.config import DEFAULT_ASSIGNMENT
+from grader.assignment.bundle import load_bundle
+from grader.assignment.catalogue import load_catalogue
+from grader.assignment.config import DEFAULT_ASSIGNMENT
 from reference import attention_numpy as ref
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)

@@ -33,13 +33,13 @@ from typing import Any
 import pytest
 import yaml
 
-from grader.bundle import load_bundle
-from grader.config import DEFAULT_ASSIGNMENT, Assignment, load_assignment
-from grader.inprocess import InProcessRunner
-from grader.load import Cell, SourceFile
-from grader.run import run_item
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, load_assignment
+from grader.grading.inprocess import InProcessRunner
+from grader.grading.submission import run_item
 from grader.sandbox.client import PROJECT_ROOT
 from grader.sandbox.policy import DEGRADED, probe
+from grader.submissions.load import Cell, SourceFile
 from grader.wire import MAX_FRAME
 
 # The expected grades cover the torch notebook too.

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.bundle import load_bundle
-from grader.config import DEFAULT_ASSIGNMENT
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.lms.intake import DownloadError, class_folder
 
 NOTEBOOKS = ("attention_numpy", "attention_torch")

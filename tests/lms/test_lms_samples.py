@@ -7,8 +7,8 @@ import zipfile
 
 import pytest
 
-from grader.bundle import load_bundle
-from grader.config import DEFAULT_ASSIGNMENT
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.lms import samples
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)

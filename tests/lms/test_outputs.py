@@ -8,8 +8,8 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from grader.bundle import load_bundle
-from grader.config import DEFAULT_ASSIGNMENT
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.lms.intake import LmsInfo, LmsStudent
 from grader.reporters import open_reporter
 from grader.results import RunInfo, zero_submission

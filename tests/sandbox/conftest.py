@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from sandbox_support import LIMITS, SECRET, Box
 
-from grader.bundle import load_bundle
-from grader.config import DEFAULT_ASSIGNMENT, Limits
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT, Limits
 from grader.sandbox.client import Zygote, default_hidden
 from grader.sandbox.policy import MODE_VARIABLE
 

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from grader import wire
-from grader.config import Limits
-from grader.load import Cell, SourceFile
+from grader.assignment.config import Limits
 from grader.sandbox.client import SandboxRunner, Zygote
 from grader.sandbox.policy import probe
+from grader.submissions.load import Cell, SourceFile
 
 LIMITS = Limits(
     load_seconds=5, cell_seconds=3, item_seconds=2, memory_mb=512, processes=32, file_size_mb=1, output_kb=8

@@ -9,7 +9,7 @@ import time
 import pytest
 from sandbox_support import LIMITS, Raised, members, needs_namespaces, pid_namespace
 
-from grader.runner import ItemTimeout, RunnerLost
+from grader.grading.runner import ItemTimeout, RunnerLost
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -125,8 +125,8 @@ def test_sleeping_at_import_fails_the_load_on_time(zygote, hide):
 
 
 def _load_cells(zygote, hide, limits, *sources):
-    from grader.load import Cell, SourceFile
     from grader.sandbox.client import SandboxRunner
+    from grader.submissions.load import Cell, SourceFile
 
     cells = tuple(Cell(n, code) for n, code in enumerate(sources, start=1))
     return SandboxRunner(zygote, SourceFile("probe", "probe.ipynb", cells), limits, hide)

@@ -1,4 +1,4 @@
-"""The class report's "Known mistakes" section: the diagnosed mistakes (``grader.diagnose``)
+"""The class report's "Known mistakes" section: the diagnosed mistakes (``grader.diagnosis.diagnose``)
 most common across the class, each with how many students made it and who, so that an
 instructor sees "14 students inverted the mask" at a glance."""
 

@@ -1,6 +1,6 @@
 """A ``.py`` submission cut into cells, as a notebook's would be: its ``# %%`` cells, else its
 top-level statements (found with ``ast``, which reads the text and runs nothing). Part of
-reading a submission (``grader.load``)."""
+reading a submission (``grader.submissions.load``)."""
 
 from __future__ import annotations
 

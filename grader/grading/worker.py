@@ -1,7 +1,7 @@
 """A trusted grading worker: it holds the bundle (checks, reference) and one zygote of its
 own from which every sandbox is forked, and grades one student's folder at a time.
 
-Both schedulers of ``grader.pool`` call ``grade_folder`` in a worker process; its result
+Both schedulers of ``grader.grading.pool`` call ``grade_folder`` in a worker process; its result
 crosses back to the main process as JSON text, never pickled.
 """
 
@@ -21,14 +21,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .bundle import Bundle, load_bundle
-from .diagnose import Diagnoser
-from .load import SourceFile, load_submission
-from .run import grade_submission
-from .sandbox.client import SandboxRunner, Zygote, default_hidden
-from .sandbox.policy import secrets_readable
-from .sandbox.spec import SandboxError
-from .threads import PINNED, pin_torch
+from ..assignment.bundle import Bundle, load_bundle
+from ..diagnosis.diagnose import Diagnoser
+from ..sandbox.client import SandboxRunner, Zygote, default_hidden
+from ..sandbox.policy import secrets_readable
+from ..sandbox.spec import SandboxError
+from ..submissions.load import SourceFile, load_submission
+from ..threads import PINNED, pin_torch
+from .submission import grade_submission
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-DEFAULT_ASSIGNMENT = Path(__file__).resolve().parent.parent / "assignments" / "attention" / "assignment.yaml"
+DEFAULT_ASSIGNMENT = Path(__file__).resolve().parents[2] / "assignments" / "attention" / "assignment.yaml"
 
 
 class ConfigError(ValueError):
@@ -176,7 +176,7 @@ def parse_assignment(raw: Any, path: Path, known_checks: dict[str, set[str]] | N
         return number(value["points"], f"{key}.points"), public
 
     top = mapping(raw, "(top level)")
-    exact_keys(top, _TOP_KEYS, "", optional={"bundle"})  # the bundle's layout: grader.bundle reads it
+    exact_keys(top, _TOP_KEYS, "", optional={"bundle"})  # the bundle's layout: grader.assignment.bundle reads it
     name = top["assignment"]
     if not isinstance(name, str) or not name:
         raise fail("assignment", "expected a non-empty name")

@@ -1,7 +1,8 @@
 """The checks without isolation: student code and checks in one process.
 
 Not for grading a class (a submission could patch the checks). It exists for two
-comparisons: nbgrader's hidden-test cells (``assert_item``) and the benchmark's floor.
+comparisons: nbgrader's hidden-test cells (``grader.nbgrader.hidden_tests``) and the
+benchmark's floor.
 """
 
 from __future__ import annotations
@@ -9,16 +10,12 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
-from . import wire
-from .bundle import Bundle, load_bundle
-from .config import DEFAULT_ASSIGNMENT
-from .load import SourceFile
-from .run import run_item
+from .. import wire
+from ..sandbox import serve
+from ..submissions.load import SourceFile
 from .runner import ItemOutput, ItemTimeout, LoadReport
-from .sandbox import serve
 
 
 class _Overrun(BaseException):
@@ -90,21 +87,3 @@ class InProcessRunner:
 
     def close(self) -> None:
         return None
-
-
-_BUNDLES: dict[Path, Bundle] = {}
-
-
-def assert_item(item: str, namespace: dict[str, Any], seed: int = 0, *,
-                bundle: Path | str = DEFAULT_ASSIGNMENT) -> None:
-    """Run ``item``'s hidden checks of ``bundle`` (its folder or YAML) on the functions in
-    ``namespace``; raise ``AssertionError`` naming every failed property (used in nbgrader
-    test cells)."""
-    path = Path(bundle).resolve()
-    if path not in _BUNDLES:
-        _BUNDLES[path] = load_bundle(path)
-    loaded = _BUNDLES[path]
-    result, _ = run_item(loaded.assignment.item(item), InProcessRunner(namespace), seed, loaded.checks)
-    failed = [f"{c.name}: {c.message}" for c in result.checks if not c.passed]
-    if failed:
-        raise AssertionError(f"{item}: {result.earned:g}/{result.points:g} points\n" + "\n".join(failed))

@@ -1,6 +1,6 @@
 """Name the mistake: which known mistake of the catalogue reproduces a student's wrong answers.
 
-When a student loses points on an item, the requests its checks made (``grader.record``)
+When a student loses points on an item, the requests its checks made (``grader.diagnosis.record``)
 are put again, in this trusted worker, to each of the item's catalogue mutants (the
 reference with one classic slip, run like the reference: never in a student's sandbox) and
 to the reference itself. The calls compared are those of every check the student failed and
@@ -8,7 +8,7 @@ of the first ``PASSED_COMPARED`` checks it passed (the passed ones keep a mutant
 what the student got right from being named).
 
 A mutant *explains* the student when its reply matches the student's on every compared call
-(``grader.replies.same``, the item's tolerance) and the reference's does not. A module's
+(``grader.diagnosis.replies.same``, the item's tolerance) and the reference's does not. A module's
 reply that the mutant itself does not give twice alike (it depends on parameters the request
 leaves at their random start) is not compared; at least one call of a failed check must be.
 Several mutants that explain the same replies are one diagnosis: they cannot be told apart
@@ -38,17 +38,17 @@ from typing import Any
 
 import numpy as np
 
-from . import wire
-from .bundle import Bundle
-from .catalogue import CatalogueError, Entry, load_catalogue
-from .checks.base import Trial
-from .config import Item
-from .inprocess import InProcessRunner
+from .. import wire
+from ..assignment.bundle import Bundle
+from ..assignment.catalogue import CatalogueError, Entry, load_catalogue
+from ..assignment.config import Item
+from ..checks.base import Trial
+from ..grading.inprocess import InProcessRunner
+from ..grading.runner import RunnerLost
+from ..results import DIAGNOSIS_OPENING, CheckResult, Diagnosis
+from ..sandbox import serve
 from .record import Exchange, Recording
 from .replies import UNREADABLE, read, same
-from .results import DIAGNOSIS_OPENING, CheckResult, Diagnosis
-from .runner import RunnerLost
-from .sandbox import serve
 
 PASSED_COMPARED = 3  # passed checks whose calls are compared too, besides every failed one
 SECONDS = 0.5  # the most a mutant's reply to one request may take
@@ -200,7 +200,7 @@ def _key(exchange: Exchange) -> str:
 
 
 def mutant_source(bundle: Bundle, entry: Entry) -> str:
-    """As ``grader.catalogue.write_submission`` writes it: the entry after the reference."""
+    """As ``grader.assignment.catalogue.write_submission`` writes it: the entry after the reference."""
     return f"{bundle.reference_source(entry.notebook)}\n\n{entry.code}"
 
 

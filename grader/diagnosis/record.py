@@ -1,7 +1,7 @@
 """What an item's checks asked a submission and what came back, kept for the diagnosis.
 
 ``Recording`` wraps the runner an item's checks call: every request that got a reply is
-kept with the check that made it, so that ``grader.diagnose`` can put exactly the same
+kept with the check that made it, so that ``grader.diagnosis.diagnose`` can put exactly the same
 requests to the catalogue's mutants and compare. A request whose runner was lost (a crash,
 a timeout) has no reply and is not kept.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import wire
-from .runner import ItemOutput, LoadReport, Runner
+from .. import wire
+from ..grading.runner import ItemOutput, LoadReport, Runner
 
 
 @dataclass(frozen=True)

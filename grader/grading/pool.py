@@ -1,6 +1,6 @@
 """Grade many submissions at once: warm worker processes (local) or a Dask cluster.
 
-Both schedulers call the same ``grader.worker.grade_folder`` and stream its results back
+Both schedulers call the same ``grader.grading.worker.grade_folder`` and stream its results back
 (JSON text), a bounded number in flight, so the run's memory does not grow with the class.
 """
 
@@ -57,7 +57,7 @@ class _Local:
             return
         if not finished:
             # Interrupted (Ctrl-C, a refusal, or the caller stopped reading): no waiting for the
-            # students in progress. A worker ends its zygotes before it exits (grader.worker),
+            # students in progress. A worker ends its zygotes before it exits (grader.grading.worker),
             # and a zygote's end takes its sandboxes with it.
             for process in list(getattr(self.executor, "_processes", {}).values()):
                 process.terminate()
@@ -103,7 +103,7 @@ def start_local() -> None:
 
     A Ctrl-C at the terminal reaches the whole process group. The server is started with it
     blocked (a signal mask survives exec), and ignores it from its first import on
-    (``grader.pin_threads``), so its imports end in no traceback; here a Ctrl-C that came
+    (``grader.grading.pin_threads``), so its imports end in no traceback; here a Ctrl-C that came
     meanwhile is delivered once the mask is back: the main process alone answers it."""
     _context()
     # First, on its own: starting it unblocks Ctrl-C (it blocks and unblocks it around its own
@@ -128,7 +128,7 @@ def _context() -> multiprocessing.context.BaseContext:
     it meanwhile, in parallel (measured here: one student graded in about 4 s, against about
     6 s when the server imported torch first and the zygote after)."""
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["grader.pin_threads", "grader.worker"])
+    context.set_forkserver_preload(["grader.grading.pin_threads", "grader.grading.worker"])
     return context
 
 

@@ -1,6 +1,6 @@
 """One submission through the checks: the item loop, with partial credit.
 
-Each notebook of the submission is loaded in a runner (``grader.runner``); each item's
+Each notebook of the submission is loaded in a runner (``grader.grading.runner``); each item's
 checks, looked up in the bundle's own registry, call into it. A crash or a hang costs the
 item it happens in, and a fresh runner grades the rest. With ``examples``, the public example
 of each item (``Registry.example``) runs after the notebook's checks, for the pictures.
@@ -13,17 +13,17 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from .bundle import Bundle
-from .checks import Registry
-from .checks.base import CheckFailed, Trial
-from .config import Item
-from .load import SourceFile, Submission
-from .record import Recording
-from .results import CheckResult, Diagnosis, ItemResult, NotebookReport, SubmissionResult, zero_item
+from ..assignment.bundle import Bundle
+from ..assignment.config import Item
+from ..checks import Registry
+from ..checks.base import CheckFailed, Trial
+from ..diagnosis.record import Recording
+from ..results import CheckResult, Diagnosis, ItemResult, NotebookReport, SubmissionResult, zero_item
+from ..submissions.load import SourceFile, Submission
 from .runner import ItemOutput, Runner, RunnerFactory, RunnerLost
 
 # The known mistakes that explain an item's lost points, from what its checks asked and got
-# (``grader.diagnose.Diagnoser.diagnose``).
+# (``grader.diagnosis.diagnose.Diagnoser.diagnose``).
 Diagnose = Callable[[Item, Recording, Sequence[CheckResult]], tuple[Diagnosis, ...]]
 
 

@@ -9,33 +9,13 @@ course directory so that the repository never holds nbgrader state.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shutil
-import sys
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
-from .bundle import Bundle
-from .studentcheck.generate import build_check_py, write_check_py
-
-
-@contextlib.contextmanager
-def _interpreter_bin_on_path() -> Iterator[None]:
-    """nbgrader's gradebook shells out to ``alembic`` found on PATH; make it the one installed
-    next to this interpreter (a virtualenv need not be activated)."""
-    old = os.environ.get("PATH")
-    os.environ["PATH"] = os.pathsep.join(
-        [str(Path(sys.executable).parent)] + ([old] if old else [])
-    )
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop("PATH", None)
-        else:
-            os.environ["PATH"] = old
+from ..assignment.bundle import Bundle
+from ..studentcheck.generate import build_check_py, write_check_py
+from .course import interpreter_bin_on_path
 
 
 def release_assignment(bundle: Bundle, out_dir: Path, source_dir: Path | None = None) -> list[Path]:
@@ -82,7 +62,7 @@ def release_assignment(bundle: Bundle, out_dir: Path, source_dir: Path | None = 
         config.Exchange.root = str(root / "exchange")
         coursedir = CourseDirectory(config=config)
         api = NbGraderAPI(coursedir=coursedir, config=config)
-        with _interpreter_bin_on_path():
+        with interpreter_bin_on_path():
             result = api.generate_assignment(assignment_id, force=True, create=True)
         if not result.get("success"):
             raise RuntimeError(

@@ -5,10 +5,10 @@ Anywhere else, importing this would change the importing process's environment a
 import os
 import signal
 
-from .threads import PINNED
+from ..threads import PINNED
 
 os.environ.update(PINNED)
-# The server starts with Ctrl-C blocked (``grader.pool.start_local``): from here on it ignores
+# The server starts with Ctrl-C blocked (``grader.grading.pool.start_local``): from here on it ignores
 # it, before its imports (a Ctrl-C in them ended in a traceback), and one that came meanwhile is
 # dropped. Its workers and their zygotes inherit the ignoring; the main process answers Ctrl-C.
 signal.signal(signal.SIGINT, signal.SIG_IGN)

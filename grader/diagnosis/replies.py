@@ -1,6 +1,6 @@
 """Whether two replies to the same request say the same thing, within an item's tolerance.
 
-The diagnosis (``grader.diagnose``) asks it of the student's reply and a mutant's (or the
+The diagnosis (``grader.diagnosis.diagnose``) asks it of the student's reply and a mutant's (or the
 reference's), both read from their wire JSON as the checks read them. Arrays are compared
 with the item's tolerance for the student's dtype (``grader.checks.base.close_mask``: the
 tolerance every correct implementation meets), NaN matching NaN; an exception matches an
@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from . import wire
-from .checks.base import Trial, close_mask
-from .wire import ForeignArray, Opaque, RaisedError
+from .. import wire
+from ..checks.base import Trial, close_mask
+from ..wire import ForeignArray, Opaque, RaisedError
 
 
 class Unreadable:

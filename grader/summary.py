@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .config import Assignment
+from .assignment.config import Assignment
 from .results import SubmissionResult
 
 

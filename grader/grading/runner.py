@@ -3,7 +3,7 @@ student's notebook.
 
 A *runner* answers requests with plain data: the sandboxed child in production
 (``grader.sandbox.client.SandboxRunner``), or the in-process runner that nbgrader's hidden
-tests and the benchmark's floor use (``grader.inprocess.InProcessRunner``). The checks never
+tests and the benchmark's floor use (``grader.grading.inprocess.InProcessRunner``). The checks never
 see which one it is.
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .load import SourceFile
-from .wire import Request
+from ..submissions.load import SourceFile
+from ..wire import Request
 
 
 class RunnerLost(Exception):

@@ -37,8 +37,8 @@ from pathlib import Path
 import yaml
 
 from . import __version__
-from .bundle import Bundle, bundle_yaml
-from .config import read_yaml
+from .assignment.bundle import Bundle, bundle_yaml
+from .assignment.config import read_yaml
 
 DISTRIBUTION = "attention-autograder"
 TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
@@ -99,7 +99,7 @@ RUN_AUTOGRADER = r"""#!/usr/bin/env bash
 set -uo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 cd "$ROOT/source"  # the grader is the package here (python -m puts this folder first)
-exec "$ROOT/venv/bin/python" -m grader.gradescope "$ROOT"
+exec "$ROOT/venv/bin/python" -m grader.gradescope_zip "$ROOT"
 """
 
 
@@ -187,7 +187,7 @@ def _add_tree(files: dict[str, Path], folder: Path, prefix: str) -> None:
 
 def run_autograder(root: Path) -> int:
     """Grade ``root/submission`` (one student) and write ``root/results/results.json``."""
-    from .grade import grade_class
+    from .grading.classrun import grade_class
 
     results = root / "results"
     results.mkdir(parents=True, exist_ok=True)
@@ -210,7 +210,7 @@ def run_autograder(root: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m grader.gradescope ROOT``: what ``run_autograder`` runs."""
+    """``python -m grader.gradescope_zip ROOT``: what ``run_autograder`` runs."""
     args = sys.argv[1:] if argv is None else argv
     root = Path(args[0] if args else os.environ.get("AUTOGRADER_ROOT", "/autograder")).resolve()
     try:

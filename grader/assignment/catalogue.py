@@ -15,7 +15,7 @@ nothing else changes::
     def relu(x): ...
 
 A mutant's docstring's first line is the sentence a student reads when the diagnosis
-(``grader.diagnose``) finds that mistake in their code: it names the idea that went wrong,
+(``grader.diagnosis.diagnose``) finds that mistake in their code: it names the idea that went wrong,
 never a value or code (no digits, brackets, operators or dotted names), and ends with a
 period; the rest of the docstring is for the instructor. Ports of public code name their
 source in a comment.

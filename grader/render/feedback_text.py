@@ -1,40 +1,11 @@
-"""What the per-check formats (JUnit, PrairieLearn, Gradescope) share: the texts of a check
-and of a submission, and one JSON file per student."""
+"""The sentences the feedback formats share: a check's text, a submission's notes, a cell's error
+in one line, and whether an item was attempted."""
 
 from __future__ import annotations
 
-import json
 import re
-from abc import ABC, abstractmethod
-from pathlib import Path
-from typing import Any, ClassVar
 
-from ..bundle import Bundle
-from ..filenames import safe_name
-from ..results import CheckResult, ItemResult, NotebookReport, RunInfo, SubmissionResult
-
-
-class JsonPerStudent(ABC):
-    """A reporter writing ``<folder>/<student>.json`` (``render``'s dict) as each result arrives."""
-
-    folder_name: ClassVar[str]
-
-    def __init__(self, out_dir: Path) -> None:
-        self.folder = out_dir / self.folder_name
-
-    @abstractmethod
-    def render(self, result: SubmissionResult) -> dict[str, Any]:
-        """The student's results in the format."""
-
-    def start(self, bundle: Bundle, run: RunInfo) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-
-    def add(self, result: SubmissionResult) -> None:
-        text = json.dumps(self.render(result), ensure_ascii=False, indent=1) + "\n"
-        (self.folder / f"{safe_name(result.student)}.json").write_text(text, encoding="utf-8")
-
-    def close(self) -> None:
-        return None
+from ..results import CheckResult, ItemResult, NotebookReport, SubmissionResult
 
 
 def not_attempted(item: ItemResult) -> bool:

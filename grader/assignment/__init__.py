@@ -1,0 +1,1 @@
+"""An assignment bundle: its YAML (validated), its checks, reference and catalogue of known mistakes."""

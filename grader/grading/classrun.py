@@ -1,0 +1,221 @@
+"""Grading as a library call: a stream of typed results, and the instructor's run that feeds
+it to reporters.
+
+``grade`` yields one ``SubmissionResult`` per student folder, in completion order, from
+whichever scheduler runs the workers; ``grade_class`` is the CLI's run: discover, grade,
+hand each result to the chosen reporters and tally the summary.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import secrets
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..assignment.bundle import Bundle, load_bundle
+from ..assignment.config import DEFAULT_ASSIGNMENT
+from ..extras import require_extra
+from ..lms.intake import LmsInfo, class_folder
+from ..outdir import check_out_dir, staged
+from ..regrade import Comparison, read_previous
+from ..reporters import DEFAULT_REPORTERS, Stage, open_reporter, reporter_class
+from ..results import RunInfo, SubmissionResult, zero_submission
+from ..sandbox.policy import SCRATCH, Isolation, keep_from_same_uid
+from ..sandbox.spec import Hello
+from ..submissions.load import discover
+from ..summary import Summary, Tally
+from .limits import default_cpus, memory_warning
+from .pool import Pool, dask, local, start_local
+from .worker import Job
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def start_early(scheduler: str | None) -> None:
+    """What a run starts before its own setup, so that the two overlap: the local fork
+    server's imports (or, with a scheduler, the check that Dask is installed)."""
+    if scheduler:
+        require_extra("distributed", "cluster", "--scheduler")
+    else:
+        start_local()
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run ready to grade: its seed, its warm workers, and the sandbox they grade in."""
+
+    bundle: Bundle
+    job: Job
+    pool: Pool
+    workers: int
+    workers_source: str  # why that many: "--jobs", or the cores or CPU quota found
+    isolation: Isolation  # one worker's zygote's record of its rung
+
+
+@contextlib.contextmanager
+def prepare_run(
+    bundle: Bundle,
+    class_dir: Path,
+    students: int,
+    *,
+    seed: int | None = None,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    hidden: Sequence[Path] = (),
+    examples: bool = False,
+    diagnose: bool = True,
+    log: Callable[[str], None] = _stderr,
+    progress: Callable[[int, int], None] | None = None,
+) -> Iterator[Run]:
+    """The setup every run shares, the class run's and the audit's: the seed (drawn unless
+    given), the workers (``jobs``, else the cores this process may use; never more than
+    ``students``) on this machine or a Dask ``scheduler``, warm, and the sandbox record of one
+    worker's zygote; the start-up line and any degraded rung's warnings go to ``log``.
+    ``hidden``: folders the sandboxes must not see besides ``class_dir`` (the run's outputs).
+    ``SandboxError`` where the zygote refuses. The workers end with the ``with``."""
+    if jobs is not None and jobs < 1:
+        raise ValueError(f"--jobs {jobs}: give 1 or more worker processes")
+    seed = secrets.randbelow(2**31) if seed is None else seed
+    if jobs is None:
+        cpus = default_cpus()
+        jobs, source = cpus.count, cpus.source
+    else:
+        source = "--jobs"
+    jobs = min(jobs, max(1, students))  # no more workers start than students
+    if not scheduler:
+        warning = memory_warning(jobs)
+        if warning:
+            log(f"warning: {warning}")
+    job = Job(str(bundle.assignment.path), seed, str(class_dir), tuple(str(p) for p in hidden), examples, diagnose)
+    with dask(scheduler) if scheduler else local(jobs) as pool:
+        if progress is not None:
+            progress(0, students)  # before the workers' start-up, which takes seconds
+        isolation = Hello.from_json(json.loads(pool.hello(job))).rung
+        if isolation.degraded:
+            keep_from_same_uid()  # this process writes the results
+        for note in isolation.notes:
+            log(f"warning: sandbox degraded: {note}")
+        log(f"grading {students} submission{'s' * (students != 1)} with seed {seed} "
+            f"({jobs} worker{'s' * (jobs != 1)}: {source}; sandbox: {isolation.mode})")
+        yield Run(bundle, job, pool, jobs, source, isolation)
+
+
+def grade(run: Run, submissions: Sequence[Path], log: Callable[[str], None] = _stderr) -> Iterator[SubmissionResult]:
+    """Each of ``submissions`` (student folders under the run's class folder) graded, in
+    completion order. With the run's ``examples``, each item's public example runs too, and
+    its pictures come with the result; with ``diagnose``, an item that lost points is
+    explained by the catalogue's known mistakes (``grader.diagnosis``). A folder the grader
+    itself fails on still gets a result (zero, saying so)."""
+    for folder, outcome in run.pool.grade(list(submissions), run.job) if submissions else ():
+        if isinstance(outcome, BaseException):
+            log(f"error: the grader failed on {folder.name}: {type(outcome).__name__}: {outcome}")
+            yield zero_submission(folder.name, run.bundle.assignment,
+                                  f"the grader itself failed ({type(outcome).__name__}); ask your instructor")
+        else:
+            yield SubmissionResult.from_json(json.loads(outcome))
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    seed: int
+    summary: Summary
+    out_dir: Path
+    seconds: float
+
+
+def grade_class(
+    class_dir: Path,
+    out_dir: Path,
+    *,
+    assignment_path: Path = DEFAULT_ASSIGNMENT,
+    seed: int | None = None,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    reporters: Sequence[str] = DEFAULT_REPORTERS,
+    reporter_options: Mapping[str, Mapping[str, Any]] | None = None,
+    stages: Sequence[Stage] = (),
+    hide: Sequence[Path] = (),
+    progress: Callable[[int, int], None] | None = None,
+    diagnose: bool = True,
+    log: Callable[[str], None] = _stderr,
+) -> RunOutcome:
+    """Grade every student folder of ``class_dir`` against the bundle at ``assignment_path``
+    (its folder or YAML) and write the ``reporters``' outputs into ``out_dir``. ``class_dir``
+    may also be a Canvas or Moodle submissions download (its zip or unpacked folder).
+    ``reporter_options``: keyword arguments of a reporter by its name (the Canvas gradebook).
+    ``stages`` (the nbgrader gradebook) get the same results; ``hide`` are more folders the
+    sandboxes must not see (a course folder, with its solutions). When ``out_dir`` holds an
+    earlier run, the new one is compared with it (``changes.csv``, the summary's regrade).
+    ``diagnose=False`` names no known mistakes (``grader.diagnosis.diagnose``)."""
+    class_dir, out_dir = Path(class_dir).resolve(), Path(out_dir).resolve()
+    if out_dir == class_dir or class_dir in out_dir.parents:
+        raise ValueError(f"{out_dir}: the output folder must not be inside the class folder {class_dir}")
+    check_out_dir(out_dir)
+    start_early(scheduler)
+    bundle = load_bundle(assignment_path)
+    # An unknown name is a usage error before anything runs; a reporter that draws the public
+    # examples says so by a true ``wants_examples``.
+    chosen_classes = [reporter_class(name) for name in reporters]
+    examples = any(getattr(cls, "wants_examples", False) for cls in chosen_classes)
+    with class_folder(class_dir, bundle.assignment.notebooks) as (folder, lms):
+        # The download itself holds every student's work: no sandbox sees it either.
+        # (A zip's folder, unless the sandboxes have a fresh one anyway: /tmp.)
+        download = [class_dir if class_dir.is_dir() else class_dir.parent] if lms is not None else []
+        download = [p for p in download if p not in (Path("/"), *SCRATCH)]
+        return _grade_class(bundle, class_dir, folder, lms, out_dir, seed=seed, jobs=jobs, scheduler=scheduler,
+                            reporters=reporters, reporter_options=reporter_options or {}, examples=examples,
+                            stages=stages, hide=[*hide, *download], progress=progress, diagnose=diagnose,
+                            log=log)
+
+
+def _grade_class(bundle: Bundle, download: Path, class_dir: Path, lms: LmsInfo | None, out_dir: Path, *,
+                 seed: int | None, jobs: int | None, scheduler: str | None, reporters: Sequence[str],
+                 reporter_options: Mapping[str, Mapping[str, Any]], examples: bool, stages: Sequence[Stage],
+                 hide: Sequence[Path], progress: Callable[[int, int], None] | None, diagnose: bool,
+                 log: Callable[[str], None]) -> RunOutcome:
+    """``grade_class`` on a class folder (``download``'s, or ``download`` itself)."""
+    found = discover(class_dir, bundle.assignment.name, bundle.assignment.notebooks)
+    folders = list(found.students)
+    for skipped in found.skipped:
+        log(f"skipped {skipped}")
+    previous = read_previous(out_dir)
+    started = time.perf_counter()
+    tally = Tally(bundle.assignment)
+    with staged(out_dir) as write_dir:
+        # Opened first: a reporter's own input (the Canvas gradebook) is told before the workers start.
+        chosen_outputs = [open_reporter(name, write_dir, **reporter_options.get(name, {})) for name in reporters]
+        with prepare_run(bundle, class_dir, len(folders), seed=seed, jobs=jobs, scheduler=scheduler,
+                         hidden=(out_dir, write_dir, *hide), examples=examples, diagnose=diagnose, log=log,
+                         progress=progress) as run:
+            isolation = run.isolation
+            info = RunInfo(run.job.seed, str(bundle.assignment.path), str(download), __version__, run.workers,
+                           scheduler or "local", isolation.mode, isolation.namespaces, isolation.drop_uid,
+                           isolation.notes, time.strftime("%Y-%m-%dT%H:%M:%S%z"), lms)
+            # The comparison closes first: its changes.csv is in the folder when the class report is written.
+            comparison = None if previous is None else Comparison(previous, write_dir)
+            reporters_and_stages = [*([comparison] if comparison else []), *chosen_outputs, *stages]
+            for output in reporters_and_stages:
+                output.start(bundle, info)
+            for done, result in enumerate(grade(run, folders, log), start=1):
+                for output in reporters_and_stages:
+                    output.add(result)
+                tally.add(result)
+                if progress is not None:
+                    progress(done, len(folders))
+            for output in reporters_and_stages:
+                output.close()
+    notes = [*(lms.notes if lms else ()), *(line for output in chosen_outputs
+                                             for line in getattr(output, "summary_lines", list)())]
+    if comparison is not None and comparison.regrade is not None:
+        notes += comparison.regrade.lines()
+    summary = replace(tally.summary(), skipped=found.skipped, notes=tuple(notes))
+    return RunOutcome(run.job.seed, summary, out_dir, time.perf_counter() - started)

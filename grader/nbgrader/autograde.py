@@ -1,0 +1,32 @@
+"""``grade --nbgrader COURSE_DIR``: nbgrader's autograde done by this grader. The course's
+submissions are graded as a class (sandboxed, like any run) and the scores go into its
+gradebook."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..assignment.bundle import load_bundle
+from ..extras import require_extra
+from .course import class_view, open_course
+from .gradebook import NbgraderGradebook
+
+
+def grade_course(course_dir: Path, assignment_path: Path, *, assignment_id: str | None, out: Path | None,
+                 **options: Any) -> Any:
+    """``grade --nbgrader COURSE_DIR``: grade the course's submissions of the assignment
+    (``grader.grading.classrun.grade_class`` with ``options``) and write the scores into its
+    gradebook. ``out``: default ``COURSE_DIR/grader-reports/ASSIGNMENT_ID``."""
+    require_extra("nbgrader", "course", "--nbgrader")
+    from ..grading.classrun import grade_class
+
+    bundle = load_bundle(assignment_path)
+    course = open_course(course_dir, assignment_id or bundle.name)
+    gradebook = NbgraderGradebook(course)
+    gradebook.check(bundle)  # a course that does not match the bundle is told before anything runs
+    out = out if out is not None else course.root / "grader-reports" / course.assignment_id
+    with class_view(course) as view:
+        # The course holds the solutions (source/) and every student's work: no sandbox sees it.
+        return grade_class(view, out, assignment_path=assignment_path, stages=[gradebook], hide=[course.root],
+                           **options)
