@@ -84,7 +84,7 @@ class ItemResult:
 
 
 @dataclass(frozen=True)
-class NotebookReport:
+class NotebookResult:
     notebook: str
     path: str | None
     failure: str | None  # could not be read or loaded at all
@@ -104,7 +104,7 @@ class SubmissionResult:
     score: float
     max_score: float
     items: tuple[ItemResult, ...]
-    notebooks: tuple[NotebookReport, ...]
+    notebooks: tuple[NotebookResult, ...]
     seconds: float
 
     def to_json(self) -> dict[str, Any]:
@@ -125,7 +125,7 @@ class SubmissionResult:
             for item in data["items"]
         )
         notebooks = tuple(
-            NotebookReport(**{**nb, "cell_errors": tuple((str(n), str(e)) for n, e in nb["cell_errors"])})
+            NotebookResult(**{**nb, "cell_errors": tuple((str(n), str(e)) for n, e in nb["cell_errors"])})
             for nb in data["notebooks"]
         )
         return cls(**{**data, "items": items, "notebooks": notebooks})

@@ -20,12 +20,12 @@ from grader.assignment.catalogue import load_catalogue
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.audit import (
     ALL_ITEMS,
-    AuditReport,
+    AuditResult,
     AutoMutant,
     AutoResult,
     CaseResult,
     auto_mutants,
-    print_report,
+    print_table,
     run_audit,
 )
 from grader.audit.diagnosis import judge_correct, judge_mutant, print_confusion
@@ -244,7 +244,7 @@ def test_docstrings_and_messages_are_never_mutated(mutants: dict[str, list[AutoM
 def test_report_names_misses_and_survivors() -> None:
     survivor = AutoMutant("attention_numpy", "softmax", "softmax", 60, 14, "compare", "`<` -> `<=`",
                           "a < b", "a <= b", "\n" * 59 + "    y = a <= b\n")
-    report = AuditReport(
+    report = AuditResult(
         seed=7, seconds=1.0,
         cases=(CaseResult("reference", "reference", ALL_ITEMS, "ok", ()),
                CaseResult("mutant", "softmax_no_max_shift", "softmax", "MISS", (), "survived"),
@@ -254,7 +254,7 @@ def test_report_names_misses_and_survivors() -> None:
     )
     assert not report.ok and report.mutation_score == (1, 2) and report.survivors
     out = io.StringIO()
-    print_report(report, out)
+    print_table(report, out)
     text = out.getvalue()
     assert re.search(r"^mutant +softmax_no_max_shift +softmax +MISS", text, re.MULTILINE), text
     assert "mutation score: 1/2 catalogue mutants caught (50.0%)" in text
@@ -266,8 +266,8 @@ def test_report_names_misses_and_survivors() -> None:
 # ---- a weakened check set fails the audit -------------------------------------------------
 
 def _caught_by_in_process(assignment, entry, seed: int) -> list[str]:  # type: ignore[no-untyped-def]
-    from grader.grading.inprocess import InProcessRunner
     from grader.grading.submission import run_item
+    from grader.runners.inprocess import InProcessRunner
     from grader.submissions.load import Cell, SourceFile
 
     source = reference_source(entry.notebook) + "\n\n" + entry.code
@@ -324,7 +324,7 @@ def test_auto_mutants_and_unreleasable_stubs_in_one_small_run(tmp_path: Path) ->
         assert all(check.split(".")[0] in {i.name for i in BUNDLE.assignment.items_of(result.mutant.notebook)}
                    for check in result.checks)
     out = io.StringIO()
-    print_report(report, out)
+    print_table(report, out)
     text = out.getvalue()
     killed = sum(r.killed for r in report.auto)
     assert f"automatic mutants: {killed}/4 killed" in text and f"4 graded of {generated} generated" in text

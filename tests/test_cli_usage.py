@@ -15,7 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from grader.assignment.config import DEFAULT_ASSIGNMENT, load_assignment
+from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, parse_assignment, read_yaml
+
+
+def _read_assignment(path: Path | str, known_checks: dict[str, set[str]] | None = None) -> Assignment:
+    """The YAML alone, validated (the bundle would import its checks and reference too)."""
+    return parse_assignment(read_yaml(Path(path)), Path(path), known_checks)
+
 
 REFERENCE = Path(__file__).resolve().parents[1] / "reference"
 SAMPLE = DEFAULT_ASSIGNMENT.parent / "sample_class"
@@ -127,7 +133,7 @@ def test_a_finished_module_beats_an_untouched_stub_notebook_and_the_stub_is_repo
                "--no-progress")
     assert proc.returncode == 0, proc.stderr
     grades = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()
-    items = load_assignment(DEFAULT_ASSIGNMENT).items_of("attention_numpy")
+    items = _read_assignment(DEFAULT_ASSIGNMENT).items_of("attention_numpy")
     assert grades[1].split(",")[:2] == ["both", f"{sum(i.points for i in items):g}"]  # every NumPy item, from the .py
     note = (f"graded attention_numpy.py: passed over attention_numpy.ipynb ({len(items)} exercises still raising "
             "NotImplementedError there, 0 in the one graded)")
@@ -149,7 +155,7 @@ def test_a_module_runs_statement_by_statement_and_a_syntax_error_names_its_line(
                "--no-progress")
     assert proc.returncode == 0, proc.stderr
     grades = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()
-    numpy_points = sum(i.points for i in load_assignment(DEFAULT_ASSIGNMENT).items_of("attention_numpy"))
+    numpy_points = sum(i.points for i in _read_assignment(DEFAULT_ASSIGNMENT).items_of("attention_numpy"))
     assert grades[1].split(",")[:2] == ["modules", f"{numpy_points:g}"]  # the failing import cost no definition
     feedback = (tmp_path / "out" / "feedback" / "modules.md").read_text(encoding="utf-8")
     assert ("line 1 (import seaborn_is_not_here) raised `ModuleNotFoundError: No module named "

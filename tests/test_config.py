@@ -4,7 +4,13 @@ import pytest
 import yaml
 
 from grader.assignment.bundle import load_bundle
-from grader.assignment.config import DEFAULT_ASSIGNMENT, ConfigError, load_assignment, parse_assignment
+from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, ConfigError, parse_assignment, read_yaml
+
+
+def _read_assignment(path: Path | str, known_checks: dict[str, set[str]] | None = None) -> Assignment:
+    """The YAML alone, validated (the bundle would import its checks and reference too)."""
+    return parse_assignment(read_yaml(Path(path)), Path(path), known_checks)
+
 
 KNOWN = load_bundle(DEFAULT_ASSIGNMENT).checks.known()
 
@@ -14,7 +20,7 @@ def raw() -> dict:
 
 
 def test_bundled_assignment_is_valid_and_matches_the_contract():
-    a = load_assignment(DEFAULT_ASSIGNMENT, KNOWN)
+    a = _read_assignment(DEFAULT_ASSIGNMENT, KNOWN)
     assert [i.name for i in a.items] == [
         "softmax", "causal_mask", "padding_mask", "scaled_dot_product_attention", "bahdanau_attention",
         "split_heads", "combine_heads", "positional_encoding", "relative_shift_matrix", "luong_attention",
@@ -26,7 +32,7 @@ def test_bundled_assignment_is_valid_and_matches_the_contract():
 
 
 def test_every_check_in_the_grader_is_graded():
-    a = load_assignment(DEFAULT_ASSIGNMENT, KNOWN)
+    a = _read_assignment(DEFAULT_ASSIGNMENT, KNOWN)
     graded = {i.name: {n for n, _ in i.checks} for i in a.items}
     assert graded == KNOWN
 
@@ -64,7 +70,7 @@ def test_errors_name_the_file_and_the_key(edit, key, tmp_path: Path):
     path = tmp_path / "assignment.yaml"
     path.write_text(yaml.safe_dump(data))
     with pytest.raises(ConfigError) as info:
-        load_assignment(path, KNOWN)
+        _read_assignment(path, KNOWN)
     assert str(info.value).startswith(f"{path}: {key}:")
 
 
@@ -76,14 +82,14 @@ def test_checks_are_hidden_unless_marked_public(tmp_path: Path):
     checks["returns_array_of_input_shape"] = {"points": 1, "public": False}
     path = tmp_path / "assignment.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
-    item = load_assignment(path, KNOWN).item("softmax")
+    item = _read_assignment(path, KNOWN).item("softmax")
     assert dict(item.checks)["honours_axis"] == 5
     assert "honours_axis" in item.public
     assert {"rows_sum_to_one", "returns_array_of_input_shape", "matches_definition"}.isdisjoint(item.public)
 
 
 def test_the_bundled_public_checks_are_marked_in_the_yaml():
-    a = load_assignment(DEFAULT_ASSIGNMENT, KNOWN)
+    a = _read_assignment(DEFAULT_ASSIGNMENT, KNOWN)
     public = {i.name: set(i.public) for i in a.items}
     assert {"allows_past_and_self", "blocks_future"} <= public["causal_mask"]
     assert "worked_example" in public["scaled_dot_product_attention"]
@@ -93,10 +99,10 @@ def test_the_bundled_public_checks_are_marked_in_the_yaml():
 
 def test_unreadable_and_invalid_yaml(tmp_path: Path):
     with pytest.raises(ConfigError, match="cannot read"):
-        load_assignment(tmp_path / "missing.yaml")
+        _read_assignment(tmp_path / "missing.yaml")
     bad = tmp_path / "bad.yaml"
     bad.write_text("items: [unclosed")
     with pytest.raises(ConfigError, match="not valid YAML"):
-        load_assignment(bad)
+        _read_assignment(bad)
     with pytest.raises(ConfigError, match="expected a mapping"):
         parse_assignment(["a"], bad)

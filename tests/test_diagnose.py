@@ -19,9 +19,9 @@ from grader.checks.base import Trial
 from grader.diagnosis.diagnose import PREFIX, Diagnoser, message
 from grader.diagnosis.record import Recording
 from grader.diagnosis.replies import UNREADABLE, same
-from grader.grading.inprocess import InProcessRunner
 from grader.grading.submission import run_item, seed_for
 from grader.results import CheckResult, ItemResult
+from grader.runners.inprocess import InProcessRunner
 from grader.sandbox import serve
 from grader.wire import ForeignArray, RaisedError
 

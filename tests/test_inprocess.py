@@ -1,8 +1,8 @@
 import pytest
 
 from grader import wire
-from grader.grading.inprocess import InProcessRunner
-from grader.grading.runner import ItemTimeout
+from grader.runners.inprocess import InProcessRunner
+from grader.runners.protocol import ItemTimeout
 from grader.submissions.load import Cell, SourceFile
 
 SOURCE = """

@@ -6,19 +6,17 @@ from __future__ import annotations
 import csv
 import json
 import os
-import threading
-import time
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing import forkserver
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from grader import pool
 from grader.assignment.bundle import load_bundle
 from grader.assignment.catalogue import load_catalogue, write_submission
 from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.grading import pool
 from grader.grading.classrun import grade_class
 
 SAMPLE_CLASS = DEFAULT_ASSIGNMENT.parent / "sample_class"
@@ -27,66 +25,66 @@ SAMPLE_CLASS = DEFAULT_ASSIGNMENT.parent / "sample_class"
 # ---- the window --------------------------------------------------------------------------
 
 class FakeScheduler:
-    """``submit`` for ``pool._window``: runs each folder on a thread after a delay of its own,
-    and records how many futures were in flight (submitted, not yet yielded) at most."""
+    """``submit`` for ``pool._window`` whose futures finish when the test says: at once, or (the
+    ``held`` ones) when the test calls ``finish``. Records the most futures in flight
+    (submitted, not yet yielded)."""
 
-    def __init__(self, delays: dict[str, float], fail: frozenset[str] = frozenset()):
-        self.delays = delays
+    def __init__(self, held: frozenset[str] = frozenset(), fail: frozenset[str] = frozenset()):
+        self.held = held
         self.fail = fail
-        self.executor = ThreadPoolExecutor(max_workers=8)
-        self.lock = threading.Lock()
-        self.submitted: list[str] = []
+        self.futures: dict[str, Future[Any]] = {}
         self.yielded = 0
         self.max_in_flight = 0
 
     def submit(self, folder: Path) -> Future[Any]:
-        with self.lock:
-            self.submitted.append(folder.name)
-            self.max_in_flight = max(self.max_in_flight, len(self.submitted) - self.yielded)
-        return self.executor.submit(self._work, folder.name)
+        future: Future[Any] = Future()
+        self.futures[folder.name] = future
+        self.max_in_flight = max(self.max_in_flight, len(self.futures) - self.yielded)
+        if folder.name not in self.held:
+            self.finish(folder.name)
+        return future
 
-    def _work(self, name: str) -> dict[str, Any]:
-        time.sleep(self.delays[name])
+    def finish(self, name: str) -> None:
         if name in self.fail:
-            raise RuntimeError(f"grader broke on {name}")
-        return {"student": name}
+            self.futures[name].set_exception(RuntimeError(f"grader broke on {name}"))
+        else:
+            self.futures[name].set_result({"student": name})
 
 
 def test_window_bounds_the_futures_in_flight_and_streams_in_completion_order():
     names = [f"s{i:02d}" for i in range(30)]
-    # The first of each group of five is slow: later folders finish first.
-    delays = {name: (0.05 if i % 5 == 0 else 0.002) for i, name in enumerate(names)}
-    fake = FakeScheduler(delays, fail=frozenset({"s07"}))
+    # The first of each group of five finishes only once the next folder was yielded.
+    held = {name: names[i + 1] for i, name in enumerate(names) if i % 5 == 0}
+    fake = FakeScheduler(frozenset(held), fail=frozenset({"s07"}))
+    release = {after: name for name, after in held.items()}
     size = 4
     order: list[str] = []
     outcomes: dict[str, Any] = {}
     for folder, result in pool._window(fake.submit, [Path(n) for n in names], size):
-        with fake.lock:
-            fake.yielded += 1
+        fake.yielded += 1
         order.append(folder.name)
         outcomes[folder.name] = result
         # Lazy: the generator never runs more than a window ahead of its consumer.
-        assert len(fake.submitted) <= len(order) + size
-    fake.executor.shutdown()
+        assert len(fake.futures) <= len(order) + size
+        if folder.name in release:
+            fake.finish(release[folder.name])
 
     assert sorted(order) == names  # every folder exactly once
     assert fake.max_in_flight <= size
-    assert order != names  # completion order, not submission order
-    assert order.index("s01") < order.index("s00")
+    assert all(order.index(after) < order.index(name) for name, after in held.items())  # completion order
     assert isinstance(outcomes["s07"], RuntimeError)  # the grader's own failure: still a row
     assert outcomes["s08"] == {"student": "s08"}
 
 
 def test_window_with_fewer_folders_than_its_size_and_none():
-    fake = FakeScheduler({"a": 0.0, "b": 0.0})
+    fake = FakeScheduler()
     got = sorted(folder.name for folder, _ in pool._window(fake.submit, [Path("a"), Path("b")], 16))
     assert got == ["a", "b"]
     assert list(pool._window(fake.submit, [], 16)) == []
-    fake.executor.shutdown()
 
 
 def test_window_gives_a_row_when_submitting_itself_fails():
-    fake = FakeScheduler({"a": 0.0, "c": 0.0})
+    fake = FakeScheduler()
 
     def submit(folder: Path) -> Future[Any]:
         if folder.name == "b":
@@ -94,7 +92,6 @@ def test_window_gives_a_row_when_submitting_itself_fails():
         return fake.submit(folder)
 
     got = dict(pool._window(submit, [Path("a"), Path("b"), Path("c")], 2))
-    fake.executor.shutdown()
     assert got[Path("a")] == {"student": "a"} and got[Path("c")] == {"student": "c"}
     assert isinstance(got[Path("b")], RuntimeError)
 

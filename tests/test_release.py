@@ -136,7 +136,7 @@ def test_no_hidden_test_line_survives(sources, released):
     leaked = sorted({line for line in hidden if line in survivors})
     assert not leaked, f"hidden-test lines in the release: {leaked}"
     for path in released.values():
-        assert "grader.grading.inprocess" not in path.read_text()
+        assert "grader.runners.inprocess" not in path.read_text()
 
 
 def test_visible_tests_and_other_cells_survive(sources, released):

@@ -11,7 +11,7 @@ from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.lms.intake import LmsInfo, LmsStudent
 from grader.reporters import open_reporter
 from grader.reporters.moodle import FEEDBACK_LINES, feedback_lines
-from grader.results import CheckResult, ItemResult, NotebookReport, RunInfo, SubmissionResult, zero_submission
+from grader.results import CheckResult, ItemResult, NotebookResult, RunInfo, SubmissionResult, zero_submission
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment
@@ -27,7 +27,7 @@ def result(student: str, failing: tuple[str, ...] = ()) -> SubmissionResult:
                        for n, p in item.checks)
         items.append(ItemResult(item.name, item.notebook, item.points, sum(c.earned for c in checks), checks, "", 0,
                                 None))
-    notebooks = (NotebookReport("attention_numpy", "attention_numpy.ipynb", None, (), ""),)
+    notebooks = (NotebookResult("attention_numpy", "attention_numpy.ipynb", None, (), ""),)
     return SubmissionResult(student, sum(i.earned for i in items), A.max_score, tuple(items), notebooks, 0.1)
 
 

@@ -13,7 +13,7 @@ from test_reporters import BUNDLE, RUN, result
 
 from grader.render.filenames import safe_name
 from grader.reporters import open_reporter
-from grader.results import NotebookReport, zero_submission
+from grader.results import NotebookResult, zero_submission
 
 # https://prairielearn.readthedocs.io/en/latest/externalGrading/#grading-results: what a
 # grader writes to /grade/results/results.json. Only `gradable` is required; `score` is a
@@ -75,7 +75,7 @@ def test_one_file_per_student_score_as_a_fraction_one_test_per_check(tmp_path: P
 def test_a_submission_nothing_of_which_loads_is_not_gradable(tmp_path: Path):
     base = result("a")
     unusable = replace(base, notebooks=tuple(
-        NotebookReport(nb, None, f"{nb}.ipynb was not submitted", (), "") for nb in BUNDLE.assignment.notebooks))
+        NotebookResult(nb, None, f"{nb}.ipynb was not submitted", (), "") for nb in BUNDLE.assignment.notebooks))
     crashed = zero_submission("b", BUNDLE.assignment, "the grader itself failed (OSError); ask your instructor")
     files = write(tmp_path, unusable, crashed)
     assert files["a"]["gradable"] is False and "attention_torch.ipynb was not submitted" in files["a"]["output"]

@@ -11,7 +11,7 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.reporters import DEFAULT_REPORTERS, REPORTERS, open_reporter
 from grader.reporters.feedback_md import feedback
-from grader.results import CheckResult, ItemResult, NotebookReport, Picture, RunInfo, SubmissionResult
+from grader.results import CheckResult, ItemResult, NotebookResult, Picture, RunInfo, SubmissionResult
 from grader.summary import Tally
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
@@ -30,7 +30,7 @@ def result(student: str, failing: str | None = None) -> SubmissionResult:
         items.append(ItemResult(item.name, item.notebook, item.points, sum(c.earned for c in checks), checks,
                                 "hello ``` world" if item.name == failing else "", 0, None))
     errors = (("code cell 3 (y = x)", "NameError: x"),)
-    notebooks = (NotebookReport("attention_numpy", "attention_numpy.ipynb", None, errors, ""),)
+    notebooks = (NotebookResult("attention_numpy", "attention_numpy.ipynb", None, errors, ""),)
     return SubmissionResult(student, sum(i.earned for i in items), A.max_score, tuple(items), notebooks, 0.1)
 
 
@@ -85,7 +85,7 @@ def test_an_unusable_notebook_is_explained_once_not_once_per_check():
                   ItemResult(i.name, i.notebook, i.points, 0.0,
                              tuple(CheckResult(c.name, c.points, 0.0, False, why) for c in i.checks), "", 0, why)
                   for i in base.items)
-    notebooks = (*base.notebooks, NotebookReport("attention_torch", "attention_torch.ipynb", why, (), ""))
+    notebooks = (*base.notebooks, NotebookResult("attention_torch", "attention_torch.ipynb", why, (), ""))
     text = feedback(SubmissionResult("Ada", 0, A.max_score, items, notebooks, 0.1))
     assert text.count(why) == 1
 
@@ -93,8 +93,8 @@ def test_an_unusable_notebook_is_explained_once_not_once_per_check():
 def test_the_summary_lists_file_problems_and_skipped_entries():
     tally = Tally(A)
     base = result("Ada")
-    missing = NotebookReport("attention_torch", None, "attention_torch.ipynb was not submitted", (), "")
-    renamed = NotebookReport("attention_numpy", "attention_numpy (1).ipynb", None, (), "",
+    missing = NotebookResult("attention_torch", None, "attention_torch.ipynb was not submitted", (), "")
+    renamed = NotebookResult("attention_numpy", "attention_numpy (1).ipynb", None, (), "",
                              "graded attention_numpy (1).ipynb: its name is not attention_numpy.ipynb")
     tally.add(SubmissionResult("Ada", 0, A.max_score, base.items, (renamed, missing), 0.1))
     lines = replace(tally.summary(), skipped=(".git (its name begins with '.')",)).lines()

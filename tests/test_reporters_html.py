@@ -18,11 +18,11 @@ import pytest
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading.inprocess import InProcessRunner
 from grader.grading.submission import grade_submission
 from grader.reporters import REPORTERS, open_reporter
 from grader.reporters.class_report import message_pattern
 from grader.results import RunInfo, SubmissionResult
+from grader.runners.inprocess import InProcessRunner
 from grader.submissions.load import Cell, SourceFile, Submission
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)

@@ -8,9 +8,9 @@ from typing import Any
 from grader import wire
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading.inprocess import InProcessRunner
-from grader.grading.runner import ItemOutput, ItemTimeout, LoadReport, RunnerLost
 from grader.grading.submission import grade_submission, seed_for
+from grader.runners.inprocess import InProcessRunner
+from grader.runners.protocol import ItemOutput, ItemTimeout, LoadOutcome, RunnerLost
 from grader.submissions.load import Cell, SourceFile, Submission
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
@@ -91,7 +91,7 @@ def test_a_notebook_that_cannot_load_zeroes_its_items_only():
     class Broken(Flaky):
         def __init__(self, source: SourceFile):
             super().__init__(source, "", RunnerLost)
-            self.load = LoadReport((), "", "running the notebook's cells took longer than 60 s (stopped in cell 2)")
+            self.load = LoadOutcome((), "", "running the notebook's cells took longer than 60 s (stopped in cell 2)")
 
     result = grade_submission(submission(REFERENCE), BUNDLE, 3, Broken)
     assert result.score == 0
@@ -106,7 +106,7 @@ def test_a_cell_stopped_while_loading_is_left_out_of_every_later_copy():
             sources.append(tuple(c.number for c in source.cells))
             kept = SourceFile(source.notebook, source.path, tuple(c for c in source.cells if c.number != 2))
             super().__init__(kept, "causal_mask", RunnerLost)
-            self.load = LoadReport(((2, "stopped: ..."),), "", None, stopped=(2,) if 2 in sources[-1] else ())
+            self.load = LoadOutcome(((2, "stopped: ..."),), "", None, stopped=(2,) if 2 in sources[-1] else ())
 
     cells = (Cell(1, REFERENCE), Cell(2, "while True: pass"), Cell(3, "x = 1"))
     files = (SourceFile("attention_numpy", "a.ipynb", cells),)

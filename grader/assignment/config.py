@@ -13,7 +13,10 @@ from typing import Any
 
 import yaml
 
-DEFAULT_ASSIGNMENT = Path(__file__).resolve().parents[2] / "assignments" / "attention" / "assignment.yaml"
+# The bundle a command grades without --assignment: the (first) one shipped beside the engine,
+# ``assignments/<name>/assignment.yaml``; the engine itself names no assignment.
+_SHIPPED = Path(__file__).resolve().parents[2] / "assignments"
+DEFAULT_ASSIGNMENT = next(iter(sorted(_SHIPPED.glob("*/assignment.yaml"))), _SHIPPED / "assignment.yaml")
 
 
 class ConfigError(ValueError):
@@ -88,19 +91,6 @@ _LIMIT_TYPES: dict[str, type] = {
     "load_seconds": float, "cell_seconds": float, "item_seconds": float, "memory_mb": int,
     "processes": int, "file_size_mb": int, "output_kb": int,
 }
-
-
-def load_assignment(
-    path: Path | str = DEFAULT_ASSIGNMENT, known_checks: dict[str, set[str]] | None = None
-) -> Assignment:
-    """Load and validate an assignment file.
-
-    ``known_checks`` maps each item to the checks the grader implements; when given,
-    a check the grader does not know is an error (a typo would otherwise silently
-    give nobody those points).
-    """
-    path = Path(path)
-    return parse_assignment(read_yaml(path), path, known_checks)
 
 
 # libyaml's parser where PyYAML was built with it: the assignment is read by the run and

@@ -13,7 +13,7 @@ one seed; the results are judged in memory as they stream in), holding:
   points) is reported as a hint at a weak check, never as a failure: some mutations are
   equivalent.
 
-:func:`audit` returns typed results, :func:`print_report` prints them, and
+:func:`audit` returns typed results, :func:`print_table` prints them, and
 :func:`run_audit` (behind ``python -m grader audit``) does both and returns the exit code.
 """
 
@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import TextIO
 
 from ..assignment.config import DEFAULT_ASSIGNMENT
-from .cases import ALL_ITEMS, AuditReport, AutoResult, CaseResult, audit
+from .cases import ALL_ITEMS, AuditResult, AutoResult, CaseResult, audit
 from .mutants import AutoMutant, auto_mutants
-from .report import print_report
+from .table import print_table
 
-__all__ = ["ALL_ITEMS", "AuditReport", "AutoMutant", "AutoResult", "CaseResult", "audit", "auto_mutants",
-           "print_report", "run_audit"]
+__all__ = ["ALL_ITEMS", "AuditResult", "AutoMutant", "AutoResult", "CaseResult", "audit", "auto_mutants",
+           "print_table", "run_audit"]
 
 
 def run_audit(
@@ -43,5 +43,5 @@ def run_audit(
 ) -> int:
     """Run the audit, print its table; 0 when nothing was missed, 1 otherwise."""
     report = audit(assignment_path, seed=seed, jobs=jobs, auto=auto, max_auto=max_auto, stubs=stubs)
-    print_report(report, file)
+    print_table(report, file)
     return 0 if report.ok else 1

@@ -55,7 +55,7 @@ class AutoResult:
 
 
 @dataclass(frozen=True)
-class AuditReport:
+class AuditResult:
     seed: int
     seconds: float
     cases: tuple[CaseResult, ...]
@@ -102,7 +102,7 @@ def audit(
     stubs: bool = True,
     source_dir: Path | None = None,
     log: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
-) -> AuditReport:
+) -> AuditResult:
     """Grade the reference, the released stubs (unless ``stubs=False``), the catalogue of the
     bundle at ``assignment_path`` and (with ``auto``) automatic mutants in one class run, and
     judge the results as they stream in (nothing is written but the class).
@@ -189,7 +189,7 @@ def audit(
             diagnoses += judge_correct(case.kind, case.name, result)
     if stub_error is not None:  # right after the reference, where the stubs' row would be
         report_cases.insert(1, CaseResult("stubs", "released notebooks", ALL_ITEMS, "MISS", (), stub_error))
-    return AuditReport(seed, time.perf_counter() - started, tuple(report_cases), tuple(auto_results),
+    return AuditResult(seed, time.perf_counter() - started, tuple(report_cases), tuple(auto_results),
                        len(generated), tuple(notes), tuple(diagnoses))
 
 

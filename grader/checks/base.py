@@ -18,11 +18,11 @@ import numpy as np
 
 from .. import wire
 from ..assignment.config import Item, Tolerance
-from ..grading.runner import ItemTimeout
+from ..runners.protocol import ItemTimeout
 from ..wire import ForeignArray, Opaque, RaisedError
 
 if TYPE_CHECKING:
-    from ..grading.runner import Runner
+    from ..runners.protocol import Runner
 
 
 class CheckFailed(Exception):
@@ -224,8 +224,8 @@ def fmt_index(index: Sequence[int] | tuple[Any, ...]) -> str:
 
 
 def verb(what: str, singular: str, plural: str) -> str:
-    """The verb that agrees with ``what``: plural when its first noun is ("the weights of
-    attention ... differ", "weights returned by ... have"), singular otherwise."""
+    """The verb that agrees with ``what``: plural when its first noun is ("the outputs of
+    f ... differ", "weights returned by ... have"), singular otherwise."""
     words = what.split()
     head = words[1] if len(words) > 1 and words[0].lower() == "the" else words[0] if words else ""
     return plural if re.fullmatch(r"[a-z]+[^aisu]s", head) else singular

@@ -43,10 +43,10 @@ from ..assignment.bundle import Bundle
 from ..assignment.catalogue import CatalogueError, Entry, load_catalogue
 from ..assignment.config import Item
 from ..checks.base import Trial
-from ..grading.inprocess import InProcessRunner
-from ..grading.runner import RunnerLost
 from ..results import DIAGNOSIS_OPENING, CheckResult, Diagnosis
-from ..sandbox import serve
+from ..runners import serve
+from ..runners.inprocess import InProcessRunner
+from ..runners.protocol import RunnerLost
 from .record import Exchange, Recording
 from .replies import UNREADABLE, read, same
 

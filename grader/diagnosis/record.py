@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import wire
-from ..grading.runner import ItemOutput, LoadReport, Runner
+from ..runners.protocol import ItemOutput, LoadOutcome, Runner
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Recording:
 
     def __init__(self, runner: Runner):
         self.runner = runner
-        self.load: LoadReport = runner.load
+        self.load: LoadOutcome = runner.load
         self.check = ""
         self.exchanges: list[Exchange] = []
 

@@ -1,6 +1,6 @@
 """One submission through the checks: the item loop, with partial credit.
 
-Each notebook of the submission is loaded in a runner (``grader.grading.runner``); each item's
+Each notebook of the submission is loaded in a runner (``grader.runners.protocol``); each item's
 checks, looked up in the bundle's own registry, call into it. A crash or a hang costs the
 item it happens in, and a fresh runner grades the rest. With ``examples``, the public example
 of each item (``Registry.example``) runs after the notebook's checks, for the pictures.
@@ -18,9 +18,9 @@ from ..assignment.config import Item
 from ..checks import Registry
 from ..checks.base import CheckFailed, Trial
 from ..diagnosis.record import Recording
-from ..results import CheckResult, Diagnosis, ItemResult, NotebookReport, SubmissionResult, zero_item
+from ..results import CheckResult, Diagnosis, ItemResult, NotebookResult, SubmissionResult, zero_item
+from ..runners.protocol import ItemOutput, Runner, RunnerFactory, RunnerLost
 from ..submissions.load import SourceFile, Submission
-from .runner import ItemOutput, Runner, RunnerFactory, RunnerLost
 
 # The known mistakes that explain an item's lost points, from what its checks asked and got
 # (``grader.diagnosis.diagnose.Diagnoser.diagnose``).
@@ -39,7 +39,7 @@ def grade_submission(
     started = time.perf_counter()
     assignment = bundle.assignment
     items: list[ItemResult] = []
-    notebooks: list[NotebookReport] = []
+    notebooks: list[NotebookResult] = []
     for source in submission.files:
         nb_items = assignment.items_of(source.notebook)
         report, results = _grade_notebook(source, nb_items, bundle.checks, seed, open_runner, examples, diagnose)
@@ -60,9 +60,9 @@ def grade_submission(
 def _grade_notebook(
     source: SourceFile, items: Sequence[Item], checks: Registry, seed: int, open_runner: RunnerFactory,
     examples: bool, diagnose: Diagnose | None,
-) -> tuple[NotebookReport, list[ItemResult]]:
+) -> tuple[NotebookResult, list[ItemResult]]:
     if source.problem is not None:
-        report = NotebookReport(source.notebook, source.path, source.problem, (), "", source.note)
+        report = NotebookResult(source.notebook, source.path, source.problem, (), "", source.note)
         return report, [zero_item(item, source.problem) for item in items]
     first = open_runner(source)
     runner: Runner | None = first
@@ -70,7 +70,7 @@ def _grade_notebook(
     labels = {cell.number: cell.label for cell in source.cells}
     errors = tuple((labels.get(n, f"code cell {n}"), e) for n, e in load.cell_errors)
     last = source.cells[-1].label if source.cells else None
-    report = NotebookReport(source.notebook, source.path, load.failure, errors, load.output, source.note, last)
+    report = NotebookResult(source.notebook, source.path, load.failure, errors, load.output, source.note, last)
     results = []
     for item in items:
         if runner is None:

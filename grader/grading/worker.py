@@ -33,12 +33,13 @@ from .submission import grade_submission
 
 @dataclass(frozen=True)
 class Job:
-    """What every worker needs to grade any folder of the run (sent once per worker)."""
+    """What every worker needs to grade any folder of the run (sent with each folder: it is small,
+    and a worker sets itself up again only when it changes)."""
 
     bundle_path: str
     seed: int
     class_dir: str
-    outputs: tuple[str, ...]  # the run's output folders, hidden from the sandboxes like the class
+    hidden: tuple[str, ...]  # folders no sandbox may see besides the class: the outputs, a course
     examples: bool = False  # run each item's public example too, for a reporter's pictures
     diagnose: bool = True  # name the known mistakes that explain an item's lost points
 
@@ -85,9 +86,9 @@ def _state(job: Job) -> _WorkerState:
             with contextlib.suppress(ImportError):  # the items that need it will say so
                 importlib.import_module(name)
         pin_torch()
-        hide = default_hidden(Path(job.class_dir), tuple(Path(p) for p in job.outputs), bundle.private_paths)
+        hide = default_hidden(Path(job.class_dir), tuple(Path(p) for p in job.hidden), bundle.private_paths)
         zygote.ready()
-        secrets = [Path(job.class_dir), *(Path(p) for p in job.outputs), *bundle.private_paths]
+        secrets = [Path(job.class_dir), *(Path(p) for p in job.hidden), *bundle.private_paths]
         refused = secrets_readable(zygote.isolation, zygote.uid, secrets)
         if refused is not None:
             raise SandboxError(refused)

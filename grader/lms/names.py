@@ -64,7 +64,7 @@ def parse_moodle(path: str) -> LmsFile | None:
 
 def notebook_of(file: str, notebooks: tuple[str, ...]) -> tuple[str, int] | None:
     """Which of ``notebooks`` an uploaded file is, and its copy number (0 for the name itself,
-    ``n`` for ``-n``, `` (n)`` or ``_n``): ``attention_numpy-2.ipynb`` -> ``(attention_numpy, 2)``.
+    ``n`` for ``-n``, `` (n)`` or ``_n``): ``lab_numpy-2.ipynb`` -> ``(lab_numpy, 2)``.
     Case is ignored; only ``.ipynb`` and ``.py`` count."""
     stem, dot, suffix = file.rpartition("/")[2].rpartition(".")
     if not dot or suffix.lower() not in ("ipynb", "py"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..results import CheckResult, ItemResult, NotebookReport, SubmissionResult
+from ..results import CheckResult, ItemResult, NotebookResult, SubmissionResult
 
 
 def not_attempted(item: ItemResult) -> bool:
@@ -49,7 +49,7 @@ def error_summary(cell: str, error: str) -> str:
     return text[:300]
 
 
-def ran_after(nb: NotebookReport, cell: str) -> str:
+def ran_after(nb: NotebookResult, cell: str) -> str:
     """The end of the sentence about a cell that raised: whether the rest still ran."""
     if not nb.ran_after(cell):
         return " while the notebook ran."

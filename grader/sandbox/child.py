@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import guard, landlock, nullplot, policy, serve
+from ..runners import serve
+from . import guard, landlock, nullplot, policy
 from .channel import Channel
 from .spec import ChildSpec
 

@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 
 from .. import wire
 from ..assignment.config import Limits
-from ..grading.runner import ItemOutput, ItemTimeout, LoadReport, RunnerLost
+from ..runners.protocol import ItemOutput, ItemTimeout, LoadOutcome, RunnerLost
 from ..submissions.load import SourceFile
 from ..threads import PINNED
 from .policy import (
@@ -168,7 +168,7 @@ def describe_exit(status: int | None) -> str:
 
 
 class SandboxRunner:
-    """One notebook loaded in a sandboxed child; implements ``grader.grading.runner.Runner``.
+    """One notebook loaded in a sandboxed child; implements ``grader.runners.protocol.Runner``.
 
     Whatever the child does (dies, hangs, floods, sends garbage or too much), the
     runner raises ``RunnerLost`` or ``ItemTimeout`` for the item in progress, and the
@@ -196,7 +196,7 @@ class SandboxRunner:
             hide=tuple(map(str, hide)), keep=tuple(map(str, needed_paths())))
         self.load = self._start()
 
-    def _start(self) -> LoadReport:
+    def _start(self) -> LoadOutcome:
         """A fresh sandbox with the notebook loaded.
 
         A cell that runs longer than ``cell_seconds`` is stopped and left out: the notebook is
@@ -224,7 +224,7 @@ class SandboxRunner:
 
     # ---- loading ------------------------------------------------------------------
 
-    def _load(self, source: SourceFile, load_deadline: float) -> tuple[LoadReport, int | None]:
+    def _load(self, source: SourceFile, load_deadline: float) -> tuple[LoadOutcome, int | None]:
         """The load's report, or the number of a cell that overran ``cell_seconds`` (to be
         left out) while the load as a whole still had time."""
         labels: dict[Any, str] = {c.number: c.label for c in source.cells}  # "code cell 3 (...)", "line 12 (...)"
@@ -241,17 +241,17 @@ class SandboxRunner:
                     self.deadline = min(load_deadline, time.monotonic() + self.limits.cell_seconds)
                 elif event == "loaded":
                     errors = _cell_errors(message.get("errors"))
-                    return LoadReport(errors, self._take_output(), None), None
+                    return LoadOutcome(errors, self._take_output(), None), None
                 else:
                     self._lose("the sandbox sent an unexpected message while loading")
         except ItemTimeout:
             if cell in labels and time.monotonic() < load_deadline:
-                return LoadReport((), "", None), cell
-            return LoadReport((), self._take_output(), "running the notebook's cells took longer "
+                return LoadOutcome((), "", None), cell
+            return LoadOutcome((), self._take_output(), "running the notebook's cells took longer "
                               f"than {self.limits.load_seconds:g} s (stopped in {labels.get(cell, cell)})"), None
         except RunnerLost as lost:
             where = f" while running {labels.get(cell, cell)}" if cell is not None else ""
-            return LoadReport((), self._take_output(),
+            return LoadOutcome((), self._take_output(),
                               f"the notebook's process stopped{where}: {lost.why}"), None
 
     # ---- the runner protocol ----------------------------------------------------------

@@ -155,7 +155,7 @@ def main(control_fd: int, warm: list[str]) -> None:
                 processes += _tasks_of_uid(os.getuid())
             workdir = None
             if not isolation.namespaces:
-                workdir = tempfile.mkdtemp(prefix="attention-sandbox-")
+                workdir = tempfile.mkdtemp(prefix="grader-sandbox-")
                 if isolation.drop_uid:
                     os.chown(workdir, uid, uid)
             spec = ChildSpec(wanted, isolation, uid, (os.getuid(), os.getgid()),

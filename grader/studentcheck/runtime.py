@@ -29,12 +29,12 @@ from ..assignment.config import Item, Tolerance
 from ..checks.base import CheckFailed, Trial
 from ..grading.submission import seed_for
 from ..render.feedback_text import error_summary
+from ..runners.serve import exec_cell, handle, new_namespace
 from ..sandbox.nullplot import Null, install
-from ..sandbox.serve import exec_cell, handle, new_namespace
 from ..submissions.load import read_cells
 
 if TYPE_CHECKING:
-    from ..grading.runner import Runner
+    from ..runners.protocol import Runner
 
 USAGE = "usage: python check.py [NOTEBOOK_OR_PY ...]  (default: the assignment's notebooks beside check.py)"
 
@@ -151,7 +151,7 @@ def find_targets(argv: list[str], spec: dict[str, Any], here: Path) -> list[tupl
             raise UsageError(f"{arg}: {'not a file' if path.exists() else 'no such file'}")
         if path.suffix.lower() not in (".ipynb", ".py"):
             raise UsageError(f"{arg}: expected a notebook (.ipynb) or a Python file (.py)")
-        # The longest notebook name the file's name begins with: attention_numpy (1).ipynb counts.
+        # The longest notebook name the file's name begins with: lab_numpy (1).ipynb counts.
         matches = sorted((n for n in notebooks if path.stem.lower().startswith(n.lower())), key=len)
         if not matches:
             raise UsageError(f"{arg}: cannot tell which notebook this is; its name should begin with "

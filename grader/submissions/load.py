@@ -143,7 +143,7 @@ def find_notebook(folder: Path, assignment: str, notebook: str, depth: int = 2) 
       ``depth`` levels down (one extra level around either layout is a common upload);
       folders whose names begin with "." (``.ipynb_checkpoints``) are never searched;
     * what: ``<notebook>.ipynb``, else ``<notebook>.py``; then the same with another case or a
-      copy's suffix (``attention_numpy (1).ipynb``, ``-2``, `` copy``);
+      copy's suffix (``lab_numpy (1).ipynb``, ``-2``, `` copy``);
     * which, among several: the one with the fewest exercises still the release's stub
       (``# YOUR CODE HERE`` over ``raise NotImplementedError()``), so that the student's work
       beats an untouched copy of the release; then the exact name, the expected place, the

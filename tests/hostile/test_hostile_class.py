@@ -32,10 +32,10 @@ from typing import Any
 
 import pytest
 import yaml
+from grader.grading.inprocess import InProcessRunner
 
 from grader.assignment.bundle import load_bundle
-from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, load_assignment
-from grader.grading.inprocess import InProcessRunner
+from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, parse_assignment, read_yaml
 from grader.grading.submission import run_item
 from grader.sandbox.client import PROJECT_ROOT
 from grader.sandbox.policy import DEGRADED, probe
@@ -769,7 +769,8 @@ def corpus(tmp_path_factory: pytest.TempPathFactory, ends_within: Callable[[int,
                         "reference": str(private / "reference"), "catalogue": str(private / "catalogue")}
     assignment_path = tmp / "assignment.yaml"
     assignment_path.write_text(yaml.safe_dump(config), encoding="utf-8")
-    assignment = load_assignment(assignment_path)  # (not the bundle: this process has the reference imported)
+    # The YAML alone, not the bundle: this process has the reference imported.
+    assignment = parse_assignment(read_yaml(Path(assignment_path)), Path(assignment_path))
 
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))

@@ -21,7 +21,7 @@ from sandbox_support import LIMITS, Box, alive
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading.runner import ItemTimeout
+from grader.runners.protocol import ItemTimeout
 from grader.sandbox.child import _descendants
 from grader.sandbox.client import PROJECT_ROOT, Zygote
 from grader.sandbox.policy import MODE_VARIABLE, closed_to

@@ -9,7 +9,7 @@ import time
 import pytest
 from sandbox_support import LIMITS, Raised, members, needs_namespaces, pid_namespace
 
-from grader.grading.runner import ItemTimeout, RunnerLost
+from grader.runners.protocol import ItemTimeout, RunnerLost
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -8,7 +8,7 @@ import pytest
 from sandbox_support import needs_namespaces
 
 from grader import wire
-from grader.grading.runner import RunnerLost
+from grader.runners.protocol import RunnerLost
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -3,7 +3,7 @@ student's notebook.
 
 A *runner* answers requests with plain data: the sandboxed child in production
 (``grader.sandbox.client.SandboxRunner``), or the in-process runner that nbgrader's hidden
-tests and the benchmark's floor use (``grader.grading.inprocess.InProcessRunner``). The checks never
+tests and the benchmark's floor use (``grader.runners.inprocess.InProcessRunner``). The checks never
 see which one it is.
 """
 
@@ -30,7 +30,7 @@ class ItemTimeout(RunnerLost):
 
 
 @dataclass(frozen=True)
-class LoadReport:
+class LoadOutcome:
     cell_errors: tuple[tuple[int, str], ...]  # (cell number, "ValueError: ...")
     output: str
     failure: str | None = None  # the notebook could not be loaded at all
@@ -44,7 +44,7 @@ class ItemOutput:
 
 
 class Runner(Protocol):
-    load: LoadReport
+    load: LoadOutcome
 
     def begin_item(self, item: str) -> None: ...
 

@@ -13,9 +13,9 @@ import time
 from typing import Any
 
 from .. import wire
-from ..sandbox import serve
 from ..submissions.load import SourceFile
-from .runner import ItemOutput, ItemTimeout, LoadReport
+from . import serve
+from .protocol import ItemOutput, ItemTimeout, LoadOutcome
 
 
 class _Overrun(BaseException):
@@ -30,9 +30,9 @@ class InProcessRunner:
     does: a timer interrupts Python code (not a long call inside C), in the main thread only.
     """
 
-    def __init__(self, namespace: dict[str, Any], load: LoadReport | None = None, seconds: float | None = None):
+    def __init__(self, namespace: dict[str, Any], load: LoadOutcome | None = None, seconds: float | None = None):
         self.namespace = namespace
-        self.load = load or LoadReport((), "")
+        self.load = load or LoadOutcome((), "")
         self.seconds = seconds
 
     @classmethod
@@ -43,7 +43,7 @@ class InProcessRunner:
             error = serve.exec_cell(cell.number, cell.source, namespace)
             if error is not None:
                 errors.append((cell.number, error))
-        return cls(namespace, LoadReport(tuple(errors), "", source.problem), seconds)
+        return cls(namespace, LoadOutcome(tuple(errors), "", source.problem), seconds)
 
     def begin_item(self, item: str) -> None:
         return None

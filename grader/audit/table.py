@@ -7,13 +7,13 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from .cases import AuditReport, AutoResult
+from .cases import AuditResult, AutoResult
 from .diagnosis import print_confusion
 from .margin import print_margins
 from .mutants import AutoMutant
 
 
-def print_report(report: AuditReport, file: TextIO | None = None) -> None:
+def print_table(report: AuditResult, file: TextIO | None = None) -> None:
     out = file or sys.stdout
 
     def say(line: str = "") -> None:
@@ -51,7 +51,7 @@ def print_report(report: AuditReport, file: TextIO | None = None) -> None:
         say(f"audit FAILED: {count}: {names} (seed {report.seed})")
 
 
-def _print_auto(report: AuditReport, say: Callable[[str], None]) -> None:
+def _print_auto(report: AuditResult, say: Callable[[str], None]) -> None:
     killed = sum(1 for r in report.auto if r.killed)
     total = len(report.auto)
     say("")
