@@ -301,3 +301,26 @@ def parse(body: bytes) -> Any:
 
 
 HEADER_SIZE = _HEADER.size
+
+
+class Bytes:
+    """What has arrived on a stream socket and is not read yet: a frame read from it usually
+    costs one ``recv``, and the bytes after it wait here for the next one."""
+
+    def __init__(self) -> None:
+        self.pending = bytearray()
+
+    def take(self, size: int) -> bytes | None:
+        """The next ``size`` bytes, or None while fewer have arrived."""
+        if len(self.pending) < size:
+            return None
+        data = bytes(self.pending[:size])
+        del self.pending[:size]
+        return data
+
+    def ask(self, size: int) -> int:
+        """How much to ``recv`` towards ``size`` bytes: what is missing, within 64 KiB to 1 MiB."""
+        return max(min(size - len(self.pending), 1 << 20), 1 << 16)
+
+    def add(self, chunk: bytes) -> None:
+        self.pending += chunk

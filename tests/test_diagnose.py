@@ -21,8 +21,8 @@ from grader.diagnosis.record import Recording
 from grader.diagnosis.replies import UNREADABLE, same
 from grader.grading.submission import run_item, seed_for
 from grader.results import CheckResult, ItemResult
+from grader.runners import serve
 from grader.runners.inprocess import InProcessRunner
-from grader.sandbox import serve
 from grader.wire import ForeignArray, RaisedError
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)

@@ -16,7 +16,6 @@ import pytest
 from grader.assignment.bundle import Bundle, load_bundle
 from grader.assignment.catalogue import load_catalogue, write_submission
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading.pool import local
 from grader.studentcheck.generate import SEED, GenerationError, build_check_py
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
@@ -195,15 +194,15 @@ def test_public_checks_give_the_graders_verdicts_and_messages(release: Path, poi
     """Every catalogue entry through the real (sandboxed) grader and through check.py, with
     check.py's seed: each public check passes in both or fails in both with one message (a
     hang is reported in words of each's own, so there only the verdicts are compared)."""
-    from grader.grading.classrun import grade
+    from grader.grading.classrun import grade, prepare_run
 
     entries = load_catalogue(BUNDLE)
     class_dir = tmp_path / "class"
     for entry in entries:
         write_submission(class_dir / entry.name, BUNDLE, entry)
-    with local(2) as pool:
-        graded = {r.student: r for r in grade(BUNDLE, sorted(class_dir.iterdir()), pool, seed=SEED,
-                                              class_dir=class_dir)}
+    folders = sorted(class_dir.iterdir())
+    with prepare_run(BUNDLE, class_dir, len(folders), seed=SEED, jobs=2, log=lambda line: None) as run:
+        graded = {r.student: r for r in grade(run, folders)}
     for notebook in BUNDLE.assignment.notebooks:
         mine = [e for e in entries if e.notebook == notebook]
         proc = run_check(release, poison, *(class_dir / e.name / f"{notebook}.py" for e in mine))

@@ -104,3 +104,14 @@ def test_requests_and_replies_are_typed_records_with_json_only_on_the_wire():
             wire.request_from_json(bad)
     with pytest.raises(wire.WireError):
         wire.Reply.from_json(["value"])
+
+
+def test_bytes_hands_out_whole_frames_and_keeps_the_rest():
+    arrived = wire.Bytes()
+    assert arrived.take(4) is None and arrived.ask(4) == 1 << 16  # at least 64 KiB asked
+    arrived.add(b"abc")
+    assert arrived.take(4) is None
+    arrived.add(b"defg")
+    assert arrived.take(4) == b"abcd"
+    assert arrived.take(4) is None and arrived.take(3) == b"efg"
+    assert arrived.ask(10 << 20) == 1 << 20  # at most 1 MiB at a time

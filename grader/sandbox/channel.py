@@ -21,7 +21,7 @@ class Channel:
 
     def __init__(self, sock: socket.socket):
         self.sock = sock
-        self.pending = bytearray()
+        self.arrived = wire.Bytes()
         self.owner = os.getpid()
         self.answering = 0
 
@@ -46,11 +46,9 @@ class Channel:
         return message
 
     def _read(self, size: int) -> bytes | None:
-        while len(self.pending) < size:
-            chunk = self.sock.recv(max(min(size - len(self.pending), 1 << 20), 1 << 16))
+        while (data := self.arrived.take(size)) is None:
+            chunk = self.sock.recv(self.arrived.ask(size))
             if not chunk:
                 return None
-            self.pending += chunk
-        data = bytes(self.pending[:size])
-        del self.pending[:size]
+            self.arrived.add(chunk)
         return data

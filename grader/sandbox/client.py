@@ -209,7 +209,7 @@ class SandboxRunner:
             self.alive = True
             self.lost = None
             self.out_open = True
-            self.pending = bytearray()
+            self.arrived = wire.Bytes()
             self.sequence = 0
             self.pid, self.sock, self.out = self.zygote.spawn(self.spec)
             report, stuck = self._load(self.source, load_deadline)
@@ -368,10 +368,8 @@ class SandboxRunner:
                 return frame[1]
 
     def _read(self, size: int) -> bytes:
-        """``size`` bytes of the child's frames; whatever more has arrived waits in ``pending``,
-        so a reply usually costs one ``select`` and one ``recv``."""
-        data = self.pending
-        while len(data) < size:
+        """``size`` bytes of the child's frames, within the deadline, draining its output meanwhile."""
+        while (data := self.arrived.take(size)) is None:
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:
                 self._lose(f"the time limit of {self.limits.item_seconds:g} s ran out",
@@ -382,15 +380,13 @@ class SandboxRunner:
                 self._drain()
             if self.sock in ready:
                 try:
-                    chunk = self.sock.recv(max(min(size - len(data), 1 << 20), 1 << 16))
+                    chunk = self.sock.recv(self.arrived.ask(size))
                 except OSError:
                     chunk = b""
                 if not chunk:
                     self._died()
-                data += chunk
-        frame = bytes(data[:size])
-        del data[:size]
-        return frame
+                self.arrived.add(chunk)
+        return data
 
     def _drain(self, limit: int = DRAIN_READS) -> None:
         reads = 0
