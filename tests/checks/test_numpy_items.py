@@ -15,7 +15,7 @@ import pytest
 
 from grader.bundle import load_bundle
 from grader.catalogue import load_catalogue
-from grader.checks.base import _REFERENCE_CACHE
+from grader.checks.reference_cache import _REFERENCE_CACHE
 from grader.config import DEFAULT_ASSIGNMENT
 from grader.results import ItemResult
 
@@ -108,8 +108,8 @@ def reference_numbers(seed: int, item: str, check: str) -> set[str]:
         elif isinstance(value, np.ndarray) and value.dtype.kind == "f":
             values.extend(value.reshape(-1).tolist())
 
-    for (s, i, c, _), value in _REFERENCE_CACHE.items():
-        if (s, i, c) == (seed, item, check):
+    for key, value in _REFERENCE_CACHE.items():
+        if (key.seed, key.item, key.check) == (seed, item, check):
             collect(value)
     out = set()
     for v in values:
