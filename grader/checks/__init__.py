@@ -4,7 +4,8 @@ A bundle's checks package (``checks:`` in its YAML) holds a ``REGISTRY``: a ``Re
 that its modules fill with ``@REGISTRY.check(item, name)``. The YAML says which checks run
 and for how many points; the engine looks each one up in the bundle's own registry, so two
 bundles never share a check. ``base`` holds what a check sees (``Trial``) and the comparisons;
-``expect`` the failure explanations that several checks share.
+``expect`` the failure explanations that several checks share; ``reference_cache`` the
+reference's results, reused only for the same function on the same arguments.
 """
 
 from __future__ import annotations

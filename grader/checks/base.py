@@ -20,6 +20,7 @@ from .. import wire
 from ..assignment.config import Item, Tolerance
 from ..runners.protocol import ItemTimeout
 from ..wire import ForeignArray, Opaque, RaisedError
+from .reference_cache import memoised
 
 if TYPE_CHECKING:
     from ..runners.protocol import Runner
@@ -33,11 +34,6 @@ class CheckFailed(Exception):
         super().__init__(message)
         self.message = message
         self.margin = margin
-
-
-# Reference results depend only on (seed, item, check, n-th request), so a worker that
-# grades a whole class computes each one once.
-_REFERENCE_CACHE: dict[tuple[Any, ...], Any] = {}
 
 
 @dataclass(frozen=True)
@@ -80,12 +76,11 @@ class Trial:
         return self.item.tolerance(wire.dtype_name(np.dtype(dtype)))
 
     def reference(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """``fn(*args, **kwargs)`` computed once per (seed, item, check, call number)."""
-        key = (self.seed, self.item.name, self.check, self._reference_calls)
+        """``fn(*args, **kwargs)`` computed once per (seed, item, check, call number), function
+        and arguments: a worker that grades a whole class computes each once."""
+        call = self._reference_calls
         self._reference_calls += 1
-        if key not in _REFERENCE_CACHE:
-            _REFERENCE_CACHE[key] = fn(*args, **kwargs)
-        return _REFERENCE_CACHE[key]
+        return memoised(fn, args, kwargs, self.seed, self.item.name, self.check, call)
 
     # ---- calling the submission -------------------------------------------------------
 

@@ -16,7 +16,7 @@ import pytest
 from grader.assignment.bundle import load_bundle
 from grader.assignment.catalogue import load_catalogue
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.checks.base import _REFERENCE_CACHE
+from grader.checks.reference_cache import _REFERENCE_CACHE
 from grader.results import ItemResult
 
 NOTEBOOK = "attention_numpy"
@@ -108,8 +108,8 @@ def reference_numbers(seed: int, item: str, check: str) -> set[str]:
         elif isinstance(value, np.ndarray) and value.dtype.kind == "f":
             values.extend(value.reshape(-1).tolist())
 
-    for (s, i, c, _), value in _REFERENCE_CACHE.items():
-        if (s, i, c) == (seed, item, check):
+    for key, value in _REFERENCE_CACHE.items():
+        if (key.seed, key.item, key.check) == (seed, item, check):
             collect(value)
     out = set()
     for v in values:

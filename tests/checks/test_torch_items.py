@@ -147,7 +147,8 @@ class BahdanauAttention(_Base):
 
 
 def test_checks_import_without_torch():
-    """The tox envs without torch load the bundle's checks: torch_items must import torch lazily."""
+    """The tox envs without torch load the bundle's checks: the torch modules' checks
+    (``*_module``, ``torch_support``) must import torch lazily."""
     code = ("import sys; sys.modules['torch'] = None; from grader.assignment.bundle import load_bundle; "
             "from grader.assignment.config import DEFAULT_ASSIGNMENT; checks = load_bundle(DEFAULT_ASSIGNMENT).checks; "
             "assert 'reference.attention_torch' not in sys.modules; "

@@ -4,6 +4,7 @@ examples catch the slips they are there for."""
 from __future__ import annotations
 
 import sys
+from types import ModuleType
 
 import numpy as np
 
@@ -13,20 +14,28 @@ from grader.assignment.config import DEFAULT_ASSIGNMENT
 from reference import attention_numpy as ref
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
-# The bundle's checks are imported under a name of their own: find the module by a check's function.
-examples = sys.modules[BUNDLE.checks.get("scaled_dot_product_attention", "worked_example").__module__]
+
+
+def module_of(item: str, check: str) -> ModuleType:
+    """The module of the bundle's checks that holds ``item.check`` (the bundle's checks are
+    imported under a name of their own: find the module by the check's function)."""
+    return sys.modules[BUNDLE.checks.get(item, check).__module__]
 
 
 def test_the_data_is_the_references():
-    X = np.array(examples.SDPA_X)
-    np.testing.assert_allclose(ref.scaled_dot_product_attention(X, X, X)[1], examples.SDPA_WEIGHTS, rtol=1e-15)
+    sdpa = module_of("scaled_dot_product_attention", "worked_example")
+    X = np.array(sdpa.SDPA_X)
+    np.testing.assert_allclose(ref.scaled_dot_product_attention(X, X, X)[1], sdpa.SDPA_WEIGHTS, rtol=1e-15)
     causal = ref.scaled_dot_product_attention(X, X, X, mask=np.tri(3, dtype=bool))[1]
-    np.testing.assert_allclose(causal, examples.SDPA_CAUSAL_WEIGHTS, rtol=1e-15)
-    np.testing.assert_allclose(ref.softmax(X @ X.T), examples.SDPA_UNSCALED_WEIGHTS, rtol=1e-15)
-    np.testing.assert_allclose(ref.positional_encoding(50, 16)[7], examples.PE_ROW_7, rtol=1e-15)
-    pe = ref.positional_encoding(20, examples.SHIFT_D_MODEL)
-    for p, row in examples.SHIFT_PE_ROWS.items():
+    np.testing.assert_allclose(causal, sdpa.SDPA_CAUSAL_WEIGHTS, rtol=1e-15)
+    np.testing.assert_allclose(ref.softmax(X @ X.T), sdpa.SDPA_UNSCALED_WEIGHTS, rtol=1e-15)
+    pe_row = module_of("positional_encoding", "worked_example").PE_ROW_7
+    np.testing.assert_allclose(ref.positional_encoding(50, 16)[7], pe_row, rtol=1e-15)
+    shift = module_of("relative_shift_matrix", "worked_example")
+    pe = ref.positional_encoding(20, shift.SHIFT_D_MODEL)
+    for p, row in shift.SHIFT_PE_ROWS.items():
         np.testing.assert_allclose(pe[p], row, rtol=1e-15, atol=1e-15)
+    examples = module_of("luong_attention", "dot_worked_example")
     luong = [np.array(a) for a in (examples.LUONG_QUERY, examples.LUONG_KEYS, examples.LUONG_VALUES)]
     W, W_c, v = np.array(examples.LUONG_W), np.array(examples.LUONG_W_C), np.array(examples.LUONG_V)
     for method, weights in examples.LUONG_WEIGHTS.items():

@@ -8,15 +8,19 @@ from grader.checks import Registry
 REGISTRY = Registry()
 check = REGISTRY.check
 
-# Registration happens on import; these modules hold the checks themselves.
+# Registration happens on import. Each module holds one item's (or one small concept's)
+# checks, public example and worked example; the *_support modules hold what they share.
 from . import (  # noqa: E402,F401
-    examples,
-    numpy_attention,
-    numpy_heads_positions,
-    numpy_items,
-    numpy_luong,
-    torch_items,
-    torch_luong,
-    torch_properties,
-    worked_examples,
+    bahdanau,
+    bahdanau_module,
+    heads,
+    luong,
+    luong_module,
+    masks,
+    multi_head_module,
+    positional_encoding,
+    positional_encoding_module,
+    relative_shift,
+    scaled_dot_product,
+    softmax,
 )

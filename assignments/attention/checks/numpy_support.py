@@ -1,5 +1,16 @@
-"""What the NumPy checks share: reading what a function returned (masks, pairs, sums) and
-drawing attention inputs."""
+"""What the NumPy checks (part 1) share: reading what a function returned (masks, pairs,
+sums) and drawing attention inputs.
+
+Every NumPy check draws its inputs from ``t.rng``, calls the student's function through
+``t.call_each`` and, when something is wrong, says which property broke. Comparisons with the
+reference go through ``expect_close`` (which never prints the reference's numbers); the
+only values a message quotes are the student's own.
+
+``t.reference`` memoises by call number, so every check makes its reference calls (and
+its ``t.rng`` draws) in a fixed order that never depends on what the student returned.
+The shape check of each item insists on a plain ``numpy.ndarray``; the other checks
+accept anything array-like, so that returning a list or a tensor costs one check only.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,10 @@
-"""What the PyTorch checks share: the reference module run in float64 (imported lazily),
-float32 inputs and weights drawn from the trial's rng, and readers of the module's reply."""
+"""What the PyTorch checks (part 2) share: the reference module run in float64, float32
+inputs and weights drawn from the trial's rng, and readers of the module's reply.
+
+torch and the torch reference are imported here, inside ``reference_module``, when a check
+first needs them, and by no check module at import time: the checks package must import in
+environments without torch.
+"""
 
 from __future__ import annotations
 

@@ -1,10 +1,15 @@
-"""Hidden checks for part 1: scaled dot-product attention and Bahdanau attention (see
-``numpy_items`` for what every NumPy check does)."""
+"""``scaled_dot_product_attention`` (part 1): its public example, its worked example and its
+hidden checks (see ``numpy_support`` for what every NumPy check does).
+
+The worked example is public: fixed inputs, and the expected values written here as data
+(``tests/checks/test_worked_examples.py`` recomputes them from the reference, so they cannot
+drift). It needs no reference at grading time, so it ships in the students' ``check.py`` and
+catches the classic slip (a missing 1/sqrt(d_k)) before a student submits.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -20,9 +25,12 @@ from grader.checks.base import (
     fmt_index,
 )
 from grader.checks.inputs import random_mask
+from grader.checks.pictures import picture
+from grader.results import Picture
 from reference import attention_numpy as ref
 
-from . import check
+from . import REGISTRY, check
+from .example_support import QK, student_reply
 from .numpy_support import (
     attention_pair,
     batch_where,
@@ -32,13 +40,58 @@ from .numpy_support import (
     expect_real,
     expect_sums_to_one,
     first_true,
-    in_dtype_of,
     mask_text,
     masked_args,
     num,
 )
 
-# ---- scaled_dot_product_attention ------------------------------------------------------
+X3 = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # "the cat sat", the notebook's three tokens
+CAUSAL3 = np.tril(np.ones((3, 3), dtype=bool))
+
+
+# The three-token example of section 4: queries = keys = values = X (d_k = 2).
+SDPA_X = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+SDPA_WEIGHTS = [[0.4011120926797859, 0.1977758146404282, 0.4011120926797859],
+                [0.1977758146404282, 0.4011120926797859, 0.4011120926797859],
+                [0.2482550782577231, 0.2482550782577231, 0.5034898434845538]]
+SDPA_CAUSAL_WEIGHTS = [[1.0, 0.0, 0.0],
+                       [0.3302384506733431, 0.6697615493266569, 0.0],
+                       [0.2482550782577231, 0.2482550782577231, 0.5034898434845538]]
+# softmax(X X^T) without the scale: the weights of the most common slip, to name it.
+SDPA_UNSCALED_WEIGHTS = [[0.4223187982515182, 0.15536240349696362, 0.4223187982515182],
+                         [0.15536240349696362, 0.4223187982515182, 0.4223187982515182],
+                         [0.21194155761708544, 0.21194155761708544, 0.5761168847658291]]
+
+
+@REGISTRY.example("scaled_dot_product_attention")
+def sdpa_example(t: Trial) -> Sequence[Picture]:
+    full = t.reference(ref.scaled_dot_product_attention, X3, X3, X3)[1]
+    causal = t.reference(ref.scaled_dot_product_attention, X3, X3, X3, mask=CAUSAL3)[1]
+    return [
+        picture(t, "weights of scaled_dot_product_attention(X, X, X)", "weights", full,
+                lambda: student_reply(t, X3, X3, X3, part=1), **QK),
+        picture(t, "weights with the causal mask", "weights", causal,
+                lambda: student_reply(t, X3, X3, X3, mask=CAUSAL3, part=1), **QK),
+    ]
+
+
+@check("scaled_dot_product_attention", "worked_example")
+def sdpa_worked_example(t: Trial) -> None:
+    X = np.array(SDPA_X)
+    causal = np.tri(3, dtype=bool)
+    cases = [("the worked example (Q = K = V = X, d_k = 2)", None, SDPA_WEIGHTS),
+             ("the worked example with the causal mask", causal, SDPA_CAUSAL_WEIGHTS)]
+    calls = [Args(X, X, X) if mask is None else Args(X, X, X, mask=mask) for _, mask, _ in cases]
+    for (label, _, expected), reply in zip(cases, t.call_each(calls), strict=True):
+        what = f"attention on {label}"
+        out, w = attention_pair(reply, what)
+        expect_shape(w, (3, 3), f"the weights of {what}")
+        off = discrepancy(t, w, np.array(expected)) if w.dtype.kind == "f" else None
+        if off is not None and close_mask(t, w, np.array(SDPA_UNSCALED_WEIGHTS)).all():
+            raise CheckFailed(f"the weights of {what} equal softmax(Q K^T): the 1/sqrt(d_k) scale is missing "
+                              f"(they differ from the definition {off.sizes()})", off.margin)
+        expect_close(t, w, np.array(expected), f"the weights of {what}", "softmax(Q K^T / sqrt(d_k))")
+        expect_close(t, out, np.array(expected) @ X, f"the output of {what}", "weights @ V")
 
 
 # Only ``leading_batch_dims`` and the broadcast mask of ``masked_weights_are_zero`` use batched
@@ -208,95 +261,3 @@ def sdpa_lengths(t: Trial) -> None:
                      "each of the Lq queries")
         expect_close(t, out, ref_out, f"the output of {what}",
                      "the definition softmax(Q K^T / sqrt(d_k)) @ V")
-
-
-# ---- bahdanau_attention ----------------------------------------------------------------
-
-
-def _bahdanau_inputs(rng: np.random.Generator, b: int, lk: int, dq: int, dk: int,
-                     da: int) -> tuple[np.ndarray, ...]:
-    return (rng.normal(size=(b, dq)), rng.normal(size=(b, lk, dk)),
-            rng.normal(size=(dq, da)) * 1.5 / np.sqrt(dq),
-            rng.normal(size=(dk, da)) * 1.5 / np.sqrt(dk),
-            rng.normal(size=(da,)))
-
-
-def _bahdanau_what(args: Sequence[np.ndarray], mask: np.ndarray | None = None) -> str:
-    query, keys = args[0], args[1]
-    text = f"bahdanau_attention with query {query.shape}, keys {keys.shape}"
-    return text + f", d_a = {args[4].shape[0]}" + mask_text(mask)
-
-
-def _bahdanau(reply: Any, args: Sequence[np.ndarray],
-              mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, str]:
-    what = _bahdanau_what(args, mask)
-    ctx, w = attention_pair(reply, what, first="context")
-    return ctx, w, what
-
-
-@check("bahdanau_attention", "output_shapes")
-def bahdanau_shapes(t: Trial) -> None:
-    dims = [(3, 5, 4, 6, 7), (1, 1, 2, 3, 4), (2, 4, 3, 3, 5)]
-    inputs = [_bahdanau_inputs(t.rng, *d) for d in dims]
-    for (b, lk, _, dk, _), args, reply in zip(dims, inputs, t.call_each([Args(*a) for a in inputs]),
-                                              strict=True):
-        expect_outputs(reply, _bahdanau_what(args), ((b, dk), (b, lk)), first="context")
-
-
-@check("bahdanau_attention", "matches_definition")
-def bahdanau_definition(t: Trial) -> None:
-    inputs = [_bahdanau_inputs(t.rng, *d) for d in [(3, 5, 4, 6, 7), (2, 7, 5, 3, 4)]]
-    for args, reply in zip(inputs, t.call_each([Args(*a) for a in inputs]), strict=True):
-        ref_ctx, ref_w = t.reference(ref.bahdanau_attention, *args)
-        ctx, w, what = _bahdanau(reply, args)
-        expect_close(t, w, ref_w, f"the weights of {what}",
-                     "the definition softmax over j of v . tanh(query[b] @ W_q + keys[b, j] @ W_k)")
-        expect_close(t, ctx, ref_ctx, f"the context of {what}",
-                     "the definition sum_j weights[b, j] * keys[b, j] with those weights")
-
-
-@check("bahdanau_attention", "weights_sum_to_one")
-def bahdanau_rows_sum(t: Trial) -> None:
-    rng = t.rng
-    cases: list[tuple[tuple[np.ndarray, ...], np.ndarray | None]] = [
-        (_bahdanau_inputs(rng, 3, 6, 4, 5, 6), None), (_bahdanau_inputs(rng, 4, 5, 3, 2, 4), None)]
-    cases.append((_bahdanau_inputs(rng, 3, 6, 4, 3, 5), random_mask(rng, (3, 6))))
-    for (args, mask), reply in zip(cases, t.call_each([masked_args(a, m) for a, m in cases]), strict=True):
-        ctx, w, what = _bahdanau(reply, args, mask)
-        expect_shape(w, args[1].shape[:2], f"the weights of {what}")
-        expect_sums_to_one(t, w, f"the weights of {what}", slices="batch element")
-
-
-@check("bahdanau_attention", "masked_keys_get_zero_weight")
-def bahdanau_masked(t: Trial) -> None:
-    cases = []
-    for b, lk, dq, dk, da in [(3, 6, 4, 5, 6), (2, 4, 3, 3, 4)]:
-        args = _bahdanau_inputs(t.rng, b, lk, dq, dk, da)
-        cases.append((args, random_mask(t.rng, (b, lk))))
-    for (args, mask), reply in zip(cases, t.call_each([masked_args(a, m) for a, m in cases]), strict=True):
-        b, lk = mask.shape
-        _, w, what = _bahdanau(reply, args, mask)
-        expect_shape(w, (b, lk), f"the weights of {what}")
-        expect_real(w, f"the weights of {what}")
-        bad = ~mask & (w != 0)
-        if bad.any():
-            i, j = first_true(bad)
-            raise CheckFailed(f"in the weights of {what}, batch element {i} gives weight "
-                              f"{num(w[i, j])} to key {j}, which the mask blocks; a masked key "
-                              f"must get weight exactly 0")
-
-
-@check("bahdanau_attention", "context_is_weighted_sum_of_keys")
-def bahdanau_context(t: Trial) -> None:
-    rng = t.rng
-    cases = [(_bahdanau_inputs(rng, 3, 5, 4, 6, 7), None),
-             (_bahdanau_inputs(rng, 2, 6, 3, 4, 5), random_mask(rng, (2, 6)))]
-    for (args, mask), reply in zip(cases, t.call_each([masked_args(a, m) for a, m in cases]), strict=True):
-        keys = args[1]
-        ctx, w, what = _bahdanau(reply, args, mask)
-        expect_shape(w, keys.shape[:2], f"the weights of {what}")
-        expect_shape(ctx, (keys.shape[0], keys.shape[2]), f"the context of {what}")
-        expect_real(w, f"the weights of {what}")
-        from_weights = np.einsum("bj,bjd->bd", w.astype(np.float64), keys)
-        expect_close(t, ctx, in_dtype_of(ctx, from_weights), f"the context of {what}",
-                     "sum_j weights[b, j] * keys[b, j] computed from your own weights")

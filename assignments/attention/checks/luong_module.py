@@ -1,14 +1,17 @@
-"""Checks of ``LuongAttention`` (part 2), method by method: each check builds the module with
-one method, so a student whose ``concat`` is wrong loses the ``concat_*`` checks only.
+"""``LuongAttention`` (part 2): its public example and its checks, method by method: each
+check builds the module with one method, so a student whose ``concat`` is wrong loses the
+``concat_*`` checks only. The function ``luong_attention`` of part 1 is ``luong``.
 
-As in ``torch_items``: float32 inputs and weights from the trial's rng, copied in by
-state-dict key, compared with the reference in float64 torch. ``values`` have ``d_v`` other
-than ``hidden_dim``, ``W`` is a random (non-symmetric) matrix and ``W``'s two halves of the
-concatenation differ, so ``W`` on the keys or the key before the query show.
+As in ``bahdanau_module``: float32 inputs and weights from the trial's rng, copied in by
+state-dict key, compared with the reference in float64 torch (imported lazily, by
+``torch_support``). ``values`` have ``d_v`` other than ``hidden_dim``, ``W`` is a random
+(non-symmetric) matrix and ``W``'s two halves of the concatenation differ, so ``W`` on the
+keys or the key before the query show.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -16,8 +19,11 @@ import numpy as np
 from grader.checks.base import CheckFailed, Trial, close_mask, discrepancy, expect_close, expect_shape
 from grader.checks.expect import expect_raises
 from grader.checks.inputs import random_mask
+from grader.checks.pictures import picture
+from grader.results import Picture
 
-from . import check
+from . import REGISTRY, check
+from .example_support import LUONG_METHODS, public_linear_state, public_rng
 from .torch_support import (
     expect_grad,
     expect_linears,
@@ -155,6 +161,33 @@ def luong_module_rejects_unknown_method(t: Trial) -> None:
                                "ValueError for a method other than 'dot', 'general' or 'concat'",
                       other=f"{LUONG_MODULE}(4, method={method!r}) raised {{raised}}; the contract asks "
                             "for a ValueError")
+
+
+@REGISTRY.example("LuongAttention")
+def luong_module_example(t: Trial) -> Sequence[Picture]:
+    hidden = 4  # the notebook's hidden_dim; values of width 3, six keys, the second sequence padded
+    mask = np.array([[True] * 6, [True] * 4 + [False] * 2])
+    pictures = []
+    for method in LUONG_METHODS:
+        rng = public_rng()
+        state: dict[str, np.ndarray] = {}
+        if method == "general":
+            state = public_linear_state(rng, "W", hidden, hidden, False)
+        elif method == "concat":
+            state = {**public_linear_state(rng, "W", 2 * hidden, hidden, True),
+                     **public_linear_state(rng, "v", hidden, 1, False)}
+        args = [rng.standard_normal((2, hidden)).astype(np.float32),
+                rng.standard_normal((2, 6, hidden)).astype(np.float32),
+                rng.standard_normal((2, 6, 3)).astype(np.float32), mask]
+        init = (hidden, method)
+        expected = t.reference(reference_module, "LuongAttention", init, state, "forward", args)["outputs"][1]
+        what = f"LuongAttention({hidden}, method={method!r}).forward(query, keys, values, mask)"
+        pictures.append(picture(
+            t, f"weights of {what}", "weights", expected,
+            lambda init=init, state=state, args=args, what=what: output_pair(
+                t.module(*init, state=state, args=args), what, ("context", "weights"))[1],
+            rows="batch element", columns="key"))
+    return pictures
 
 
 # ---- the checks, method by method (top-level functions: check.py inlines the public ones) ----

@@ -1,21 +1,9 @@
-"""Hidden checks for part 1 (NumPy functions): softmax and the masks. The attention
-functions are in ``numpy_attention``, the heads and positions in ``numpy_heads_positions``.
-
-Each check draws its inputs from ``t.rng``, calls the student's function through
-``t.call_each`` and, when something is wrong, says which property broke. Comparisons with the
-reference go through ``expect_close`` (which never prints the reference's numbers); the
-only values a message quotes are the student's own.
-
-``t.reference`` memoises by call number, so every check makes its reference calls (and
-its ``t.rng`` draws) in a fixed order that never depends on what the student returned.
-The shape check of each item insists on a plain ``numpy.ndarray``; the other checks
-accept anything array-like, so that returning a list or a tensor costs one check only.
-"""
+"""``softmax`` (part 1): its public example and its hidden checks (see ``numpy_support`` for
+what every NumPy check does)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -25,7 +13,6 @@ from grader.checks.base import (
     Trial,
     as_array,
     discrepancy,
-    expect_bool,
     expect_close,
     expect_finite,
     expect_floating,
@@ -34,19 +21,20 @@ from grader.checks.base import (
 )
 from grader.checks.expect import expect_output
 from grader.checks.inputs import random_mask
+from grader.checks.pictures import picture
+from grader.results import Picture
 from reference import attention_numpy as ref
 
-from . import check
-from .numpy_support import (
-    as_mask,
-    expect_real,
-    expect_sums_to_one,
-    first_true,
-    in_dtype_of,
-    num,
-)
+from . import REGISTRY, check
+from .example_support import student_reply
+from .numpy_support import expect_real, expect_sums_to_one, first_true, in_dtype_of, num
 
-# ---- softmax ---------------------------------------------------------------------------
+
+@REGISTRY.example("softmax")
+def softmax_example(t: Trial) -> Sequence[Picture]:
+    x = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])
+    return [picture(t, "softmax([[1, 2, 3], [0, 0, 0]])", "weights", t.reference(ref.softmax, x),
+                    lambda: student_reply(t, x))]  # rows and columns as the array's
 
 
 @check("softmax", "returns_array_of_input_shape")
@@ -197,106 +185,3 @@ def softmax_neg_inf(t: Trial) -> None:
         expect_close(t, out, in_dtype_of(out, finite.astype(np.float64)), what,
                      "the softmax over the finite entries of each row (your softmax of x with each "
                      "-inf replaced by a number far below the row's other entries)")
-
-
-# ---- causal_mask -----------------------------------------------------------------------
-
-
-def _mask_sizes(t: Trial) -> list[int]:
-    return [1, 2, 5, int(t.rng.integers(6, 11))]
-
-
-@check("causal_mask", "bool_square_shape")
-def causal_shape(t: Trial) -> None:
-    sizes = _mask_sizes(t)
-    for n, reply in zip(sizes, t.call_each([Args(n) for n in sizes]), strict=True):
-        what = f"causal_mask({n})"
-        expect_output(reply, what, (n, n), expect_bool)
-
-
-@check("causal_mask", "allows_past_and_self")
-def causal_past(t: Trial) -> None:
-    sizes = _mask_sizes(t)
-    for n, reply in zip(sizes, t.call_each([Args(n) for n in sizes]), strict=True):
-        what = f"causal_mask({n})"
-        mask = as_mask(reply, what, (n, n))
-        allowed = np.tri(n, dtype=bool)
-        bad = allowed & ~mask
-        if bad.any():
-            i, j = first_true(bad)
-            whom = "itself" if i == j else f"key {j}, an earlier position"
-            raise CheckFailed(f"in {what}, query {i} may not attend to {whom}; True means 'may "
-                              f"attend' and must hold for every key j <= i")
-
-
-@check("causal_mask", "blocks_future")
-def causal_future(t: Trial) -> None:
-    sizes = _mask_sizes(t)
-    for n, reply in zip(sizes, t.call_each([Args(n) for n in sizes]), strict=True):
-        what = f"causal_mask({n})"
-        mask = as_mask(reply, what, (n, n))
-        bad = ~np.tri(n, dtype=bool) & mask
-        if bad.any():
-            i, j = first_true(bad)
-            raise CheckFailed(f"in {what}, query {i} may attend to key {j}, a later position; "
-                              f"every key j > i must be blocked (False)")
-
-
-# ---- padding_mask ----------------------------------------------------------------------
-
-
-def _padding_cases(t: Trial) -> list[tuple[list[int], int]]:
-    max_len = int(t.rng.integers(6, 10))
-    lengths = [int(n) for n in t.rng.integers(1, max_len + 1, size=3)]
-    return [([3, 1, 5, 2], 5), ([1], 1), ([4, 4], 4), ([1, 7], 7),
-            (lengths + [max_len - 1], max_len)]
-
-
-@check("padding_mask", "bool_batch_by_max_len")
-def padding_shape(t: Trial) -> None:
-    cases = _padding_cases(t)
-    replies = t.call_each([Args(np.array(lengths), max_len) for lengths, max_len in cases])
-    for (lengths, max_len), reply in zip(cases, replies, strict=True):
-        what = f"padding_mask({lengths}, {max_len})"
-        expect_output(reply, what, (len(lengths), max_len), expect_bool)
-
-
-def _check_padding(mask: np.ndarray, lengths: Sequence[int], max_len: int, what: str) -> None:
-    real = np.arange(max_len)[None, :] < np.asarray(lengths)[:, None]
-    missing = real & ~mask
-    if missing.any():
-        b, j = first_true(missing)
-        raise CheckFailed(f"{what}: sequence {b} (length {lengths[b]}) has position {j} set to "
-                          f"False, but every position j < length is a real token (True)")
-    extra = ~real & mask
-    if extra.any():
-        b, j = first_true(extra)
-        raise CheckFailed(f"{what}: sequence {b} (length {lengths[b]}) has padding position {j} "
-                          f"set to True; only positions j < {lengths[b]} are real tokens")
-
-
-@check("padding_mask", "true_exactly_before_length")
-def padding_pattern(t: Trial) -> None:
-    cases = _padding_cases(t)
-    replies = t.call_each([Args(np.array(lengths), max_len) for lengths, max_len in cases])
-    for (lengths, max_len), reply in zip(cases, replies, strict=True):
-        what = f"padding_mask({lengths}, {max_len})"
-        mask = as_mask(reply, what, (len(lengths), max_len))
-        _check_padding(mask, lengths, max_len, what)
-
-
-@check("padding_mask", "accepts_list_and_array")
-def padding_inputs(t: Trial) -> None:
-    max_len = int(t.rng.integers(4, 8))
-    lengths = [int(n) for n in t.rng.integers(1, max_len + 1, size=3)]
-    forms: list[tuple[str, Any]] = [
-        ("a list", list(lengths)),
-        ("a tuple", tuple(lengths)),
-        ("a 1-D int64 array", np.array(lengths, dtype=np.int64)),
-        ("a 1-D int32 array", np.array(lengths, dtype=np.int32)),
-    ]
-    replies = t.call_each([Args(value, max_len) for _, value in forms])
-    for (form, _), reply in zip(forms, replies, strict=True):
-        what = f"padding_mask(lengths, {max_len}) with lengths {lengths} given as {form}"
-        mask = as_mask(reply, what, (len(lengths), max_len))
-        _check_padding(mask, lengths, max_len, what)

@@ -1,5 +1,7 @@
-"""Checks of ``luong_attention`` (part 1): multiplicative attention with the scores ``dot``,
-``general`` and ``concat``.
+"""``luong_attention`` (part 1): multiplicative attention with the scores ``dot``, ``general``
+and ``concat``; its public example, its worked examples and its hidden checks (see
+``numpy_support`` for what every NumPy check does). The module ``LuongAttention`` of part 2 is
+``luong_module``.
 
 Every check but ``rejects_unknown_method`` grades one method, and calls the student's
 function with that method only: a student whose ``concat`` is wrong (or missing) loses the
@@ -7,6 +9,10 @@ function with that method only: a student whose ``concat`` is wrong (or missing)
 from the keys has the wrong shape), more than one batch element and several ``Lk``; ``W`` is
 far from symmetric (so ``W`` applied to the keys instead of the query shows), and ``W_c``'s
 two halves differ (so the key before the query shows).
+
+The worked examples are public (expected values as data, recomputed from the reference by
+``tests/checks/test_worked_examples.py``): they ship in the students' ``check.py`` and name
+the classic slip of each method.
 """
 
 from __future__ import annotations
@@ -19,9 +25,12 @@ import numpy as np
 from grader.checks.base import Args, CheckFailed, Trial, close_mask, discrepancy, expect_close, expect_shape
 from grader.checks.expect import expect_raises
 from grader.checks.inputs import random_mask
+from grader.checks.pictures import picture
+from grader.results import Picture
 from reference import attention_numpy as ref
 
-from . import check
+from . import REGISTRY, check
+from .example_support import LUONG_METHODS, student_reply
 from .numpy_support import (
     attention_pair,
     expect_outputs,
@@ -87,6 +96,80 @@ def luong_replies(t: Trial, method: str, cases: Sequence[tuple[dict[str, np.ndar
         context, weights = attention_pair(reply, what, first="context")
         out.append((context, weights, what))
     return out
+
+
+@REGISTRY.example("luong_attention")
+def luong_example(t: Trial) -> Sequence[Picture]:
+    rng = np.random.default_rng(8)  # the notebook's comparison of the three scores
+    query, keys, values = rng.standard_normal((2, 4)), rng.standard_normal((2, 6, 4)), rng.standard_normal((2, 6, 3))
+    params = {"W": rng.standard_normal((4, 4)) / 2, "W_c": rng.standard_normal((8, 5)) / 2,
+              "v": rng.standard_normal(5)}
+    mask = np.array([[True] * 6, [True] * 4 + [False] * 2])
+    pictures = []
+    for method in LUONG_METHODS:
+        expected = t.reference(ref.luong_attention, query, keys, values, method, mask=mask, **params)[1]
+        pictures.append(picture(
+            t, f"weights of luong_attention(method={method!r}) (B = 2, Lk = 6, mask)", "weights", expected,
+            lambda method=method: student_reply(t, query, keys, values, method, mask=mask, part=1, **params),
+            rows="batch element", columns="key"))
+    return pictures
+
+
+# Section 8's example: one query, three keys, the three scores on the same input. W is not
+# symmetric and W_c's halves differ, so W on the keys, or the key before the query, shows.
+LUONG_QUERY = [[1.0, 2.0]]
+LUONG_KEYS = [[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]]
+LUONG_VALUES = [[[1.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 3.0]]]
+LUONG_W = [[1.0, 1.0], [0.0, 1.0]]
+LUONG_W_C = [[0.5, 0.0], [0.0, 0.5], [1.0, 0.0], [0.0, -1.0]]
+LUONG_V = [1.0, 1.0]
+LUONG_WEIGHTS = {
+    "dot": [[0.09003057317038046, 0.24472847105479764, 0.6652409557748218]],
+    "general": [[0.03511902695933972, 0.2594964603424191, 0.7053845126982411]],
+    "concat": [[0.566018784742138, 0.16969488220721407, 0.264286333050648]],
+}
+# The weights of the classic slip of each method with parameters, to name it.
+LUONG_SLIP_WEIGHTS = {
+    "general": ([[0.11419519938459449, 0.04201006613406605, 0.8437947344813395]],
+                "W applied to the keys instead of the query"),
+    "concat": ([[0.3356314803364041, 0.30838191607582205, 0.35598660358777384]],
+               "concat(key, query): the query comes first"),
+}
+
+
+def luong_worked_example(t: Trial, method: str) -> None:
+    params = {"dot": {}, "general": {"W": np.array(LUONG_W)},
+              "concat": {"W_c": np.array(LUONG_W_C), "v": np.array(LUONG_V)}}[method]
+    values = np.array(LUONG_VALUES)
+    (reply,) = t.call_each([Args(np.array(LUONG_QUERY), np.array(LUONG_KEYS), values, method=method, **params)])
+    what = f"luong_attention(method={method!r}) on the worked example"
+    context, weights = attention_pair(reply, what, first="context")
+    expect_shape(weights, (1, 3), f"the weights of {what}")
+    expected = np.array(LUONG_WEIGHTS[method])
+    off = discrepancy(t, weights, expected) if weights.dtype.kind == "f" else None
+    if off is not None and method in LUONG_SLIP_WEIGHTS:
+        slip, why = LUONG_SLIP_WEIGHTS[method]
+        if close_mask(t, weights, np.array(slip)).all():
+            raise CheckFailed(f"the weights of {what} are those of {why} (they differ from the definition "
+                              f"{off.sizes()})", off.margin)
+    expect_close(t, weights, expected, f"the weights of {what}", f"the {method} scores' softmax over the keys")
+    expect_close(t, context, in_dtype_of(context, expected @ values[0]), f"the context of {what}",
+                 "sum_j weights[j] * values[j]")
+
+
+@check("luong_attention", "dot_worked_example")
+def luong_dot_worked_example(t: Trial) -> None:
+    luong_worked_example(t, "dot")
+
+
+@check("luong_attention", "general_worked_example")
+def luong_general_worked_example(t: Trial) -> None:
+    luong_worked_example(t, "general")
+
+
+@check("luong_attention", "concat_worked_example")
+def luong_concat_worked_example(t: Trial) -> None:
+    luong_worked_example(t, "concat")
 
 
 # ---- the properties, one method at a time ------------------------------------------------
