@@ -164,7 +164,7 @@ def test_nbgrader_test_cells_are_left_out_solutions_and_demos_kept(tmp_path: Pat
 
 
 def test_the_released_test_cells_are_exactly_the_cells_left_out():
-    source = Path(__file__).resolve().parents[1] / "assignments" / "attention" / "attention_numpy.ipynb"
+    source = Path(__file__).resolve().parents[2] / "assignments" / "attention" / "attention_numpy.ipynb"
     doc = json.loads(source.read_text(encoding="utf-8"))
     kept = {c.number for c in read_cells(source)}
     code_cells = [c for c in doc["cells"] if c["cell_type"] == "code"]

@@ -16,7 +16,7 @@ from grader.results import CheckResult
 junitparser = pytest.importorskip("junitparser")
 xmlschema = pytest.importorskip("xmlschema")
 
-SCHEMA = Path(__file__).resolve().parent / "data" / "junit.xsd"
+SCHEMA = Path(__file__).resolve().parents[1] / "data" / "junit.xsd"
 HOSTILE = "Ada\x01 <b>&amp;</b> ]]> \ud800"  # a control character, markup, a CDATA end, a lone surrogate
 
 

@@ -21,7 +21,7 @@ pytest.importorskip("nbgrader")
 from grader.assignment.bundle import load_bundle  # noqa: E402
 from grader.nbgrader.release import release_assignment  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOURCE_DIR = ROOT / "assignments" / "attention"
 BUNDLE = load_bundle(SOURCE_DIR)
 NOTEBOOKS = BUNDLE.release

@@ -26,7 +26,7 @@ from grader.runners.inprocess import InProcessRunner
 from grader.wire import ForeignArray, RaisedError
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
-HELDOUT = sorted((Path(__file__).parent / "data" / "heldout").glob("*.py"))
+HELDOUT = sorted((Path(__file__).resolve().parents[1] / "data" / "heldout").glob("*.py"))
 SEED = 17
 
 

@@ -13,7 +13,7 @@ from cgroup_support import NoCgroup, limited
 
 from grader.grading.limits import BASE_MB, PER_WORKER_MB, Cpus, cpu_quota, default_cpus, memory_limit, memory_warning
 
-PROJECT = Path(__file__).resolve().parents[1]
+PROJECT = Path(__file__).resolve().parents[2]
 
 
 def fake(root: Path, cgroup: str, mountinfo: list[str], files: dict[str, str]) -> Path:

@@ -31,7 +31,7 @@ from grader.audit import (
 from grader.audit.diagnosis import judge_correct, judge_mutant, print_confusion
 from grader.results import SubmissionResult
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 NOTEBOOKS = BUNDLE.assignment.notebooks
 SEED = 5
