@@ -122,7 +122,8 @@ class Diagnoser:
                 determined = determined or exchange.check in failed
             return determined
 
-        if reproduces(REFERENCE, item.notebook, ""):
+        # The reference of the item's own notebook: a worker diagnoses the items of every notebook.
+        if reproduces(f"{REFERENCE} {item.notebook}", item.notebook, ""):
             return []
         return [entry for entry in mutants if reproduces(entry.name, entry.notebook, entry.code)]
 
@@ -131,7 +132,7 @@ class Diagnoser:
         if cached is _NOT_YET:
             started = time.perf_counter()
             cached = self._run(name, notebook, code, exchange.request, self._seconds.get(key, SECONDS))
-            if name == REFERENCE:
+            if name.startswith(REFERENCE):
                 self._seconds[key] = min(SECONDS, max(FLOOR, SLOWER * (time.perf_counter() - started)))
             if _random_start(exchange.request, cached):
                 # A module's parameters that the request's state does not set (a bias the
