@@ -27,13 +27,13 @@ to a request is computed once per worker.
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import json
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from types import CodeType
 from typing import Any
 
 import numpy as np
@@ -79,6 +79,7 @@ class Diagnoser:
         for entry in entries:
             self._mutants.setdefault(entry.item, []).append(entry)
         self._namespaces: dict[str, dict[str, Any] | None] = {}
+        self._references: dict[str, CodeType | None] = {}  # each notebook's reference, compiled once
         self._replies: dict[tuple[str, str], Any] = {}
         self._seconds: dict[str, float] = {}  # a request's time limit for the mutants
 
@@ -110,10 +111,10 @@ class Diagnoser:
         keys = [_key(exchange) for exchange in compared]
         failed = {c.name for c in checks if not c.passed}
 
-        def reproduces(name: str, source: Callable[[], str]) -> bool:
+        def reproduces(name: str, notebook: str, code: str) -> bool:
             determined = False  # on a call of a failed check
             for exchange, key, student in zip(compared, keys, students, strict=True):
-                reply = self._reply(t, name, source, exchange, key)
+                reply = self._reply(t, name, notebook, code, exchange, key)
                 if reply is INDETERMINATE:
                     continue
                 if not same(t, student, reply):
@@ -121,31 +122,33 @@ class Diagnoser:
                 determined = determined or exchange.check in failed
             return determined
 
-        if reproduces(REFERENCE, functools.partial(self.bundle.reference_source, item.notebook)):
+        # The reference of the item's own notebook: a worker diagnoses the items of every notebook.
+        if reproduces(f"{REFERENCE} {item.notebook}", item.notebook, ""):
             return []
-        return [entry for entry in mutants
-                if reproduces(entry.name, functools.partial(mutant_source, self.bundle, entry))]
+        return [entry for entry in mutants if reproduces(entry.name, entry.notebook, entry.code)]
 
-    def _reply(self, t: Trial, name: str, source: Callable[[], str], exchange: Exchange, key: str) -> Any:
+    def _reply(self, t: Trial, name: str, notebook: str, code: str, exchange: Exchange, key: str) -> Any:
         cached = self._replies.get((name, key), _NOT_YET)
         if cached is _NOT_YET:
             started = time.perf_counter()
-            cached = self._run(name, source, exchange.request, self._seconds.get(key, SECONDS))
-            if name == REFERENCE:
+            cached = self._run(name, notebook, code, exchange.request, self._seconds.get(key, SECONDS))
+            if name.startswith(REFERENCE):
                 self._seconds[key] = min(SECONDS, max(FLOOR, SLOWER * (time.perf_counter() - started)))
             if _random_start(exchange.request, cached):
                 # A module's parameters that the request's state does not set (a bias the
                 # definition lacks) start random: a reply that changes with them says nothing.
-                again = self._run(name, source, exchange.request, SECONDS, torch_seed=1)
+                again = self._run(name, notebook, code, exchange.request, SECONDS, torch_seed=1)
                 if not same(t, cached, again):
                     cached = INDETERMINATE
             self._replies[(name, key)] = cached
         return cached
 
-    def _run(self, name: str, source: Callable[[], str], request: wire.Request, seconds: float,
+    def _run(self, name: str, notebook: str, code: str, request: wire.Request, seconds: float,
              torch_seed: int = 0) -> Any:
         if name not in self._namespaces:
-            self._namespaces[name] = _load(source())
+            if notebook not in self._references:
+                self._references[notebook] = _compile(self.bundle.reference_source(notebook))
+            self._namespaces[name] = _load(self._references[notebook], code)
         namespace = self._namespaces[name]
         if namespace is None:
             return UNREADABLE
@@ -179,7 +182,9 @@ def _torch_seeded(request: wire.Request, seed: int) -> Iterator[None]:
     import torch
 
     state = torch.random.get_rng_state()
-    torch.manual_seed(seed)
+    # The CPU generator alone, which the modules are built with: ``torch.manual_seed`` would
+    # also queue a seeding of every accelerator not started (a stack trace each, kept for the run).
+    torch.random.default_generator.manual_seed(seed)
     try:
         yield
     finally:
@@ -199,14 +204,21 @@ def _key(exchange: Exchange) -> str:
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
-def mutant_source(bundle: Bundle, entry: Entry) -> str:
-    """As ``grader.assignment.catalogue.write_submission`` writes it: the entry after the reference."""
-    return f"{bundle.reference_source(entry.notebook)}\n\n{entry.code}"
+def _compile(source: str) -> CodeType | None:
+    try:
+        return serve.compile_cell(0, source)
+    except BaseException:  # as ``serve.exec_cell`` would say it: the module does not load
+        return None
 
 
-def _load(source: str) -> dict[str, Any] | None:
-    """The namespace of trusted catalogue code, or None if it does not load."""
+def _load(reference: CodeType | None, code: str) -> dict[str, Any] | None:
+    """The namespace of trusted catalogue code, as ``grader.assignment.catalogue.write_submission``
+    writes a mutant: its notebook's reference, then ``code``; None if it does not load. The
+    reference is compiled once per notebook, not once per mutant (most of a mutant's load)."""
+    own = _compile(code)
+    if reference is None or own is None:
+        return None
     namespace = serve.new_namespace("diagnosis")
-    if serve.exec_cell(0, source, namespace) is not None:
+    if serve.exec_cell(0, reference, namespace) is not None or serve.exec_cell(0, own, namespace) is not None:
         return None
     return namespace

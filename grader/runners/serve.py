@@ -50,10 +50,16 @@ def new_namespace(notebook: str) -> dict[str, Any]:
     return namespace
 
 
-def exec_cell(number: int, source: str, namespace: dict[str, Any]) -> str | None:
-    """Run one cell as a kernel would; returns ``"Type: message"`` if it raised."""
+def compile_cell(number: int, source: str) -> types.CodeType:
+    """A cell's code as ``exec_cell`` runs it (the diagnosis compiles a reference once for many runs)."""
+    return compile(source, f"<cell {number}>", "exec")
+
+
+def exec_cell(number: int, source: str | types.CodeType, namespace: dict[str, Any]) -> str | None:
+    """Run one cell (its source, or its ``compile_cell``) as a kernel would; returns
+    ``"Type: message"`` if it raised."""
     try:
-        code = compile(source, f"<cell {number}>", "exec")
+        code = source if isinstance(source, types.CodeType) else compile_cell(number, source)
         exec(code, namespace)
     except BaseException as exc:  # SystemExit and KeyboardInterrupt too: a kernel survives them
         return _describe(exc)

@@ -149,14 +149,14 @@ def test_same_within_the_tolerance_nan_for_nan_and_exceptions_by_class() -> None
     assert not same(t, UNREADABLE, UNREADABLE)
 
 
-def test_a_mutant_is_never_named_where_the_reference_explains_the_replies() -> None:
-    """A check lost for a reason its replies do not show (here: said so by hand) is no mutant's
-    doing when the reference gives the very same replies, even to a mutant that gives them too."""
-    entries = {e.name: e for e in load_catalogue(BUNDLE, ("mutant",))}
-    harmless = replace(entries["softmax_no_max_shift"], name="softmax_as_reference", description="Nothing.", code="")
-    diagnoser = Diagnoser(BUNDLE)
-    diagnoser._mutants["softmax"] = [harmless]
-    item = BUNDLE.assignment.item("softmax")
+def _reference_said_to_fail(item_name: str, diagnoser: Diagnoser) -> list[str]:
+    """The mistakes named on ``item_name`` when its first check is said (by hand) to
+    fail, with a mutant that is the reference itself as the item's only one."""
+    item = BUNDLE.assignment.item(item_name)
+    if item.notebook == "attention_torch":
+        pytest.importorskip("torch")
+    mutant = next(e for e in load_catalogue(BUNDLE, ("mutant",)) if e.item == item_name)
+    diagnoser._mutants[item_name] = [replace(mutant, name="as_reference", description="Nothing.", code="")]
     namespace = serve.new_namespace(item.notebook)
     serve.exec_cell(0, BUNDLE.reference_source(item.notebook), namespace)
     recording = Recording(InProcessRunner(namespace))
@@ -167,7 +167,23 @@ def test_a_mutant_is_never_named_where_the_reference_explains_the_replies() -> N
         BUNDLE.checks.get(item.name, name)(trial)
         checks.append(CheckResult(name, points, 0.0 if not checks else points, bool(checks), ""))
     assert {e.check for e in recording.exchanges} >= {checks[0].name}
-    assert diagnoser.diagnose(item, recording, checks) == ()
+    return [d.mistake for d in diagnoser.diagnose(item, recording, checks)]
+
+
+def test_a_mutant_is_never_named_where_the_reference_explains_the_replies() -> None:
+    """A check lost for a reason its replies do not show is no mutant's doing when the
+    reference gives the very same replies, even to a mutant that gives them too."""
+    assert _reference_said_to_fail("softmax", Diagnoser(BUNDLE)) == []
+
+
+def test_each_item_is_compared_with_the_reference_of_its_own_notebook() -> None:
+    """A worker diagnoses the items of both notebooks: the reference replayed for a torch item
+    is the torch notebook's, even after a numpy item was diagnosed (it was the numpy one's,
+    which answered "missing", and the rule above did not hold)."""
+    diagnoser = Diagnoser(BUNDLE)
+    entries = {e.name: e for e in load_catalogue(BUNDLE, ("mutant",))}
+    assert grade("softmax", entries["softmax_no_max_shift"].code, diagnoser).diagnoses
+    assert _reference_said_to_fail("LuongAttention", diagnoser) == []
 
 
 def test_a_diagnosis_that_cannot_be_made_names_nothing_and_the_grade_stands(monkeypatch: pytest.MonkeyPatch) -> None:
