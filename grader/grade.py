@@ -32,6 +32,7 @@ from .reporters import DEFAULT_REPORTERS, Stage, open_reporter, reporter_class
 from .results import RunInfo, SubmissionResult, zero_submission
 from .sandbox.policy import SCRATCH, keep_from_same_uid
 from .sandbox.spec import Hello
+from .single import single
 from .worker import Job
 
 
@@ -119,8 +120,6 @@ def grade_class(
         raise ValueError(f"--jobs {jobs}: give 1 or more worker processes")
     if scheduler:
         require_extra("distributed", "cluster", "--scheduler")
-    else:
-        start_local()
     bundle = load_bundle(assignment_path)
     # An unknown name is a usage error before anything runs; a reporter that draws the public
     # examples says so by a true ``wants_examples``.
@@ -154,6 +153,8 @@ def _grade_class(bundle: Bundle, download: Path, class_dir: Path, lms: LmsInfo |
     else:
         jobs_source = "--jobs"
     jobs = min(jobs, max(1, len(folders)))  # no more workers start than students
+    if not scheduler and jobs > 1:
+        start_local()  # in the background, while the reporters open
     if not scheduler:
         warning = memory_warning(jobs)
         if warning:
@@ -161,7 +162,9 @@ def _grade_class(bundle: Bundle, download: Path, class_dir: Path, lms: LmsInfo |
     previous = read_previous(out_dir)
     started = time.perf_counter()
     tally = Tally(bundle.assignment)
-    with (dask(scheduler) if scheduler else local(jobs)) as pool, staged(out_dir) as write_dir:
+    # One worker (one student, Gradescope): forked by its zygote, so torch is imported once.
+    pools = dask(scheduler) if scheduler else local(jobs) if jobs > 1 else single(bundle.warm)
+    with pools as pool, staged(out_dir) as write_dir:
         # Opened first: a reporter's own input (the Canvas gradebook) is told before the workers start.
         chosen_outputs = [open_reporter(name, write_dir, **reporter_options.get(name, {})) for name in reporters]
         if progress is not None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..threads import pin_torch
+from . import trusted
 from .policy import CLONE_NEWUSER, NAMESPACES, imports_refused, keep_from_same_uid, probe
 from .spec import ChildSpec, Hello, SandboxRequest
 
@@ -100,8 +101,15 @@ def _collapse_into_huge_pages() -> None:
 PR_SET_CHILD_SUBREAPER = 36
 
 
-def main(control_fd: int, warm: list[str]) -> None:
-    control = socket.socket(fileno=control_fd)
+def main(control_fd: int, warm: list[str], worker: bool = False) -> None:
+    """Fork sandboxes on the requests of the control socket ``control_fd``. With ``worker``
+    (``grader.single``) ``control_fd`` is a trusted worker's channel to its run instead,
+    and the control socket is that worker's, which this zygote forks from its own image
+    (``grader.sandbox.trusted``)."""
+    if worker:
+        control, start_worker = trusted.worker_parent(control_fd)
+    else:
+        control, start_worker = socket.socket(fileno=control_fd), trusted.no_worker
     # Ctrl-C at the terminal is the main process's to answer: it ends the workers, and their
     # end closes this control socket.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -111,6 +119,7 @@ def main(control_fd: int, warm: list[str]) -> None:
     try:
         isolation = probe()
     except ValueError as exc:  # a forced rung this host cannot give
+        start_worker()
         _reply(control, Hello(None, uid, str(exc)).to_json())
         return
     if isolation.degraded:
@@ -120,10 +129,13 @@ def main(control_fd: int, warm: list[str]) -> None:
     # Checked before the imports: a throwaway fork is cheap, and a refusal quick.
     refused = imports_refused(isolation, uid, _import_path())
     if refused is not None:
+        start_worker()
         _reply(control, Hello(isolation, uid, refused).to_json())
         return
     _warm_up(warm)
     from . import child
+
+    worker_pid = start_worker()  # after the imports, which it shares; before any sandbox
 
     address_space = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     _reply(control, Hello(isolation, uid).to_json())  # a worker gone meanwhile: the read below says so
@@ -131,7 +143,7 @@ def main(control_fd: int, warm: list[str]) -> None:
     # 0.2 s here), and before the first fork, so no sandbox holds the small pages meanwhile.
     _collapse_into_huge_pages()
     live: dict[int, str | None] = {}  # pid -> its scratch folder when it has no namespaces
-    sweeper = _Sweeper(uid if isolation.drop_uid else None, live)
+    sweeper = _Sweeper(uid if isolation.drop_uid else None, live, worker_pid)
     # The user namespace comes first: it owns the others, so the child can set them up.
     flags = NAMESPACES | (CLONE_NEWUSER if isolation.user_namespace else 0)
     while True:
@@ -144,6 +156,7 @@ def main(control_fd: int, warm: list[str]) -> None:
                 if pid not in sweeper.status:
                     _kill(pid, isolation.namespaces)
                 sweeper.sweep(pid, spare=False)
+            trusted.wait_for(worker_pid)
             return
         request: dict[str, Any] = json.loads(data)
         op = request["op"]
@@ -225,9 +238,10 @@ class _Sweeper:
     clean-up: the processes of the sandbox's uid, when it has one, and its descendants
     and the orphans adopted by this zygote (a subreaper) in any case."""
 
-    def __init__(self, uid: int | None, live: dict[int, str | None]):
+    def __init__(self, uid: int | None, live: dict[int, str | None], worker: int | None = None):
         self.uid = uid
         self.live = live
+        self.worker = worker  # this zygote's own trusted worker, if any: never swept
         self.status: dict[int, int] = {}  # exit codes of sandboxes reaped while sweeping
 
     def sweep(self, pid: int, spare: bool) -> int:
@@ -266,7 +280,7 @@ class _Sweeper:
             children.setdefault(ppid, []).append(proc)
         found = {proc for proc, (_, _, uid) in table.items()
                  if self.uid is not None and uid == self.uid}
-        stack = [pid, *(c for c in children.get(me, []) if c not in self.live)]
+        stack = [pid, *(c for c in children.get(me, []) if c not in self.live and c != self.worker)]
         found.update(stack[1:])
         if pid in self.status:  # reaped already: its pid may belong to someone else now
             stack.remove(pid)
@@ -346,7 +360,10 @@ def _process_table(pids: list[int] | None = None) -> dict[int, tuple[int, str, i
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]), sys.argv[2:])
+    if sys.argv[1] == "--worker":  # grader.single: --worker CHANNEL_FD WARM...
+        main(int(sys.argv[2]), sys.argv[3:], worker=True)
+    else:
+        main(int(sys.argv[1]), sys.argv[2:])
     # Its sandboxes are ended: skip the interpreter's teardown of torch (about a second here),
     # which the worker, waiting for this process, would wait for.
     sys.stderr.flush()
