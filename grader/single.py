@@ -24,13 +24,15 @@ import threading
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .pool import Outcome, Pool
 from .sandbox.client import start_zygote
 from .sandbox.spec import SandboxError
 from .threads import PINNED
 from .worker import Job
+
+if TYPE_CHECKING:  # not imported at run time: the worker needs none of the pool's machinery
+    from .pool import Outcome, Pool
 
 _LENGTH = struct.Struct(">Q")
 
