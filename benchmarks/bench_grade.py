@@ -410,6 +410,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="time one submission end to end (grade, check.py, Gradescope) against the floor "
                         "of importing numpy and torch, on all cores and on one (benchmarks/bench_one.py)")
     parser.add_argument("--rounds", type=int, default=5, help="--one: alternated runs of each (the median)")
+    parser.add_argument("--against", type=Path, help="--one: also time the grader of this other checkout")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--timeout", type=int, default=30, help="nbgrader's cell timeout (s)")
     parser.add_argument("--buggy", type=float, default=0.25, help="share of students with a mutant")
@@ -438,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.one:
             from bench_one import run_one
 
-            return run_one(work, args.rounds, args.json)
+            return run_one(work, args.rounds, args.json, args.against)
         if args.diagnose_ab:
             return _diagnose_ab(args, work)
         return _sweep(args, work, sweep) if sweep else _run(args, work)

@@ -2,6 +2,7 @@
 
     python benchmarks/bench_grade.py --one              # 5 alternated rounds
     python benchmarks/bench_grade.py --one --rounds 9
+    python benchmarks/bench_grade.py --one --against /tmp/main   # and another checkout's grader
 
 Side by side, in one run, each on all cores and pinned to one core (``taskset -c 0``):
 
@@ -13,6 +14,9 @@ Side by side, in one run, each on all cores and pinned to one core (``taskset -c
 * **gradescope**: the autograder zip (``python -m grader gradescope``) extracted as
   Gradescope does (``tests/test_gradescope.py``), its ``venv`` this interpreter's own (no
   ``setup.sh``, so no network), then ``run_autograder`` to ``results.json``.
+
+``--against DIR`` adds the one student and the Gradescope run of another checkout of the
+project (``git worktree add /tmp/main main``, say): its grader, its zip, the same student.
 
 Rounds alternate the order of the runs (forwards, then backwards), so a drifting load
 falls on all alike. Printed: the median wall and CPU seconds (user + system of the run's
@@ -95,23 +99,34 @@ class Case:
         return wall, cpu
 
 
-def _setup(work: Path) -> list[Case]:
+def _setup(work: Path, against: Path | None) -> list[Case]:
     student = synthetic.Student("s0000", "correct", "")
     one = work / "one"
     synthetic.build_class(one, [student])
     notebooks = one / student.name / synthetic.ASSIGNMENT_ID
-    out = work / "out"
 
     release = work / "release"
     made = subprocess.run([PYTHON, "-m", "grader", "release", "--out", str(release)], cwd=ROOT, env=_env(),
                           capture_output=True, text=True)
     if made.returncode != 0:
         raise RuntimeError(f"grader release failed:\n{made.stderr[-3000:]}")
+    floor = Case("floor: import numpy, torch", [PYTHON, "-c", "import numpy, torch"])
+    check = Case("check.py on the torch notebook",
+                 [PYTHON, str(release / "check.py"), str(notebooks / "attention_torch.ipynb")], cwd=work)
+    ours = _grader_cases(work / "this", ROOT, one, notebooks, "")
+    theirs = [] if against is None else _grader_cases(work / "against", against.resolve(), one, notebooks,
+                                                      f" ({against.name})")
+    return [floor, ours[0], *theirs[:1], check, ours[1], *theirs[1:]]
 
+
+def _grader_cases(work: Path, root: Path, one: Path, notebooks: Path, label: str) -> list[Case]:
+    """The one student graded, and Gradescope's run_autograder, by the grader of ``root``."""
+    work.mkdir(parents=True)
+    out = work / "out"
     # Gradescope's layout (tests/test_gradescope.py): the zip in source/, run_autograder beside it.
     grader_root = work / "autograder"
     zip_path = work / "autograder.zip"
-    made = subprocess.run([PYTHON, "-m", "grader", "gradescope", "--out", str(zip_path)], cwd=ROOT, env=_env(),
+    made = subprocess.run([PYTHON, "-m", "grader", "gradescope", "--out", str(zip_path)], cwd=root, env=_env(),
                           capture_output=True, text=True)
     if made.returncode != 0:
         raise RuntimeError(f"grader gradescope failed:\n{made.stderr[-3000:]}")
@@ -141,18 +156,16 @@ def _setup(work: Path) -> list[Case]:
         assert data.get("score", 0) > 0 and data.get("tests"), f"results.json: {data}"
 
     return [
-        Case("floor: import numpy, torch", [PYTHON, "-c", "import numpy, torch"]),
-        Case("one student: grade ONE --out OUT", [PYTHON, "-m", "grader", "grade", str(one), "--out", str(out)],
-             prepare=fresh_out, check=graded),
-        Case("check.py on the torch notebook",
-             [PYTHON, str(release / "check.py"), str(notebooks / "attention_torch.ipynb")], cwd=work),
-        Case("gradescope: run_autograder", [str(grader_root / "run_autograder")], cwd=grader_root,
+        Case(f"one student: grade ONE --out OUT{label}",
+             [PYTHON, "-m", "grader", "grade", str(one), "--out", str(out)], cwd=root, prepare=fresh_out,
+             check=graded),
+        Case(f"gradescope: run_autograder{label}", [str(grader_root / "run_autograder")], cwd=grader_root,
              env={**_gradescope_env(), "AUTOGRADER_ROOT": str(grader_root)}, prepare=fresh_submission, check=scored),
     ]
 
 
-def run_one(work: Path, rounds: int, json_path: Path | None = None) -> int:
-    cases = _setup(work)
+def run_one(work: Path, rounds: int, json_path: Path | None = None, against: Path | None = None) -> int:
+    cases = _setup(work, against)
     runs = [(case, pinned) for pinned in (False, True) for case in cases]
     measured: dict[tuple[str, bool], list[tuple[float, float]]] = {(c.name, p): [] for c, p in runs}
     print(f"{len(os.sched_getaffinity(0))} cores; load average {os.getloadavg()[0]:.2f}; {rounds} rounds", flush=True)
@@ -170,10 +183,10 @@ def run_one(work: Path, rounds: int, json_path: Path | None = None) -> int:
                 "wall": statistics.median(walls), "cpu": statistics.median(cpus),
                 "ratio": statistics.median(walls) / floor, "walls": walls, "cpus": cpus}
     print()
-    print(f"{'':40s} {'all cores: wall s':>18s} {'CPU s':>6s} {'/floor':>7s}   "
+    print(f"{'':46s} {'all cores: wall s':>18s} {'CPU s':>6s} {'/floor':>7s}   "
           f"{'one core: wall s':>16s} {'CPU s':>6s} {'/floor':>7s}")
     for case in cases:
-        row = f"{case.name:40s}"
+        row = f"{case.name:46s}"
         for pinned, width in ((False, 18), (True, 16)):
             cell = table[f"{case.name} | {'one core' if pinned else 'all cores'}"]
             row += f" {cell['wall']:{width}.2f} {cell['cpu']:6.2f} {cell['ratio']:6.2f}x  "
