@@ -76,16 +76,23 @@ class _Single:
         self.job: Job | None = None
         self.channel: socket.socket | None = None
         self.process: subprocess.Popen[bytes] | None = None
+        self._start()  # now: its imports overlap the rest of the run's start
+
+    def _start(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.process = start_zygote(theirs, self.warm, worker=True)
+        theirs.close()
+        self.channel = ours
+        # Waits in the channel until the worker is forked: the zygote never reads it.
+        _send(ours, {"environment": dict(os.environ), "cwd": os.getcwd()})
 
     def _started(self, job: Job) -> socket.socket:
-        if self.channel is None or self.job != job:
+        """The channel to a worker for ``job`` (a new worker for another job)."""
+        if self.channel is None or self.job not in (None, job):
             self.close(finished=True)
-            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-            self.process = start_zygote(theirs, self.warm, worker=True)
-            theirs.close()
-            self.channel, self.job = ours, job
-            # Waits in the channel until the worker is forked: the zygote never reads it.
-            _send(ours, {"environment": dict(os.environ), "cwd": os.getcwd()})
+            self._start()
+        self.job = job
+        assert self.channel is not None
         return self.channel
 
     def _ask(self, request: dict[str, Any], job: Job) -> str:
