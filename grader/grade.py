@@ -167,8 +167,10 @@ def _grade_class(bundle: Bundle, download: Path, class_dir: Path, lms: LmsInfo |
     with pools as pool, staged(out_dir) as write_dir:
         # Opened first: a reporter's own input (the Canvas gradebook) is told before the workers start.
         chosen_outputs = [open_reporter(name, write_dir, **reporter_options.get(name, {})) for name in reporters]
-        if progress is not None:
-            progress(0, len(folders))  # before the workers' start-up, which takes seconds
+        if progress is not None and jobs > 1:
+            # Before the workers' start-up, which takes seconds. One worker (one student) shows
+            # its first result instead: the bar's machinery is no part of its start-up.
+            progress(0, len(folders))
         outputs = (out_dir, write_dir, *hide)
         hello = sandbox_hello(bundle, pool, seed=seed, class_dir=class_dir, outputs=outputs, examples=examples,
                               diagnose=diagnose)
