@@ -17,6 +17,7 @@ import contextlib
 import json
 import os
 import select
+import signal
 import socket
 import struct
 import subprocess
@@ -80,7 +81,16 @@ class _Single:
 
     def _start(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.process = start_zygote(theirs, self.warm, worker=True)
+        # Ctrl-C at the terminal reaches the whole process group, and is this process's to
+        # answer: the zygote starts with it blocked and ignores it from its first line on
+        # (as the pool's fork server does); here one that came meanwhile is raised after.
+        main = threading.current_thread() is threading.main_thread()
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if main else None
+        try:
+            self.process = start_zygote(theirs, self.warm, worker=True)
+        finally:
+            if previous is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, previous)
         theirs.close()
         self.channel = ours
         # Waits in the channel until the worker is forked: the zygote never reads it.

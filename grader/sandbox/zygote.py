@@ -111,8 +111,11 @@ def main(control_fd: int, warm: list[str], worker: bool = False) -> None:
     else:
         control, start_worker = socket.socket(fileno=control_fd), trusted.no_worker
     # Ctrl-C at the terminal is the main process's to answer: it ends the workers, and their
-    # end closes this control socket.
+    # end closes this control socket. A run's main process starts its zygote with Ctrl-C
+    # blocked (``grader.single``; a signal mask survives exec): one that came meanwhile is
+    # dropped here, not raised in the imports.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     # A uid of its own (rlimits on processes are per uid, and kill(-1) as this uid reaches
     # only this zygote's sandboxes, one at a time); distinct for every live zygote.
     uid = 200000 + os.getpid()
