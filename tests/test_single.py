@@ -12,6 +12,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+import yaml
 
 from grader.bundle import load_bundle
 from grader.config import DEFAULT_ASSIGNMENT
@@ -47,6 +48,19 @@ def children(pid: int) -> list[int]:
     return found
 
 
+def private_bundle(tmp: Path) -> Path:
+    """The bundle's YAML with its checks and reference copied where other users cannot read
+    them (pytest's folder is mode 700): a root grader's rung without namespaces or Landlock
+    refuses secrets that others can read."""
+    config = yaml.safe_load(BUNDLE.assignment.path.read_text(encoding="utf-8"))
+    for name, source in (("checks", BUNDLE.root / "checks"), ("reference", BUNDLE.reference_dir)):
+        shutil.copytree(source, tmp / name, ignore=shutil.ignore_patterns("__pycache__"))
+        config["bundle"][name] = str(tmp / name)
+    config["bundle"]["catalogue"] = str(BUNDLE.catalogue_dir)
+    (tmp / "assignment.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    return tmp / "assignment.yaml"
+
+
 def memory_holds(pid: int, markers: list[bytes]) -> set[bytes]:
     """Which ``markers`` lie anywhere in the process's writable memory (heap, stack, anonymous
     mappings: where freed residue would be too)."""
@@ -75,7 +89,7 @@ def test_the_worker_grades_and_its_zygote_holds_nothing_of_it(tmp_path, monkeypa
     reference = ast.get_docstring(ast.parse((REFERENCE / "attention_numpy.py").read_text()))
     assert checks and reference
     markers = [secret.encode(), checks.splitlines()[0].encode(), reference.splitlines()[0].encode()]
-    job = Job(str(BUNDLE.assignment.path), 3, str(class_dir), (str(tmp_path / "out"),))
+    job = Job(str(private_bundle(tmp_path)), 3, str(class_dir), (str(tmp_path / "out"),))
     with single(BUNDLE.warm) as pool:
         assert json.loads(pool.hello(job))["refused"] is None
         results = {folder.name: outcome for folder, outcome in pool.grade(folders, job)}
