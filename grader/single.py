@@ -93,8 +93,10 @@ class _Single:
                 signal.pthread_sigmask(signal.SIG_SETMASK, previous)
         theirs.close()
         self.channel = ours
-        # Waits in the channel until the worker is forked: the zygote never reads it.
-        _send(ours, {"environment": dict(os.environ), "cwd": os.getcwd()})
+        # Waits in the channel until the worker is forked: the zygote never reads it. (A zygote
+        # gone already: the first request says so.)
+        with contextlib.suppress(OSError):
+            _send(ours, {"environment": dict(os.environ), "cwd": os.getcwd()})
 
     def _started(self, job: Job) -> socket.socket:
         """The channel to a worker for ``job`` (a new worker for another job)."""
@@ -107,8 +109,11 @@ class _Single:
 
     def _ask(self, request: dict[str, Any], job: Job) -> str:
         channel = self._started(job)
-        _send(channel, {**request, "job": asdict(job)})
-        reply = _receive(channel)
+        try:
+            _send(channel, {**request, "job": asdict(job)})
+            reply = _receive(channel)
+        except OSError:
+            reply = None
         if reply is None:
             raise SandboxError("the grading worker ended (see its stderr above)")
         if "error" in reply:
