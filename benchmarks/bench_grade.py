@@ -5,6 +5,7 @@
     python benchmarks/bench_grade.py --n 1000 --skip-nbgrader --skip-floor   # the 3-minute target
     python benchmarks/bench_grade.py --n 500 --skip-nbgrader --skip-floor    # peak RSS vs N
     python benchmarks/bench_grade.py --n 1000 --jobs-sweep 1,2,4,8,16       # the scaling table
+    python benchmarks/bench_grade.py --one --rounds 5           # one submission's start-up (bench_one.py)
 
 The class (``benchmarks/synthetic.py``) is made from the source notebooks in nbgrader's
 layout: mostly correct students, some with a catalogue mutant, a few whose softmax loops
@@ -405,6 +406,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--diagnose-ab", type=int, metavar="ROUNDS",
                         help="grade the class ROUNDS times with the diagnosis and ROUNDS times with --no-diagnose, "
                         "alternated (ABBA), and print both; no floor and no nbgrader")
+    parser.add_argument("--one", action="store_true",
+                        help="time one submission end to end (grade, check.py, Gradescope) against the floor "
+                        "of importing numpy and torch, on all cores and on one (benchmarks/bench_one.py)")
+    parser.add_argument("--rounds", type=int, default=5, help="--one: alternated runs of each (the median)")
+    parser.add_argument("--against", type=Path, help="--one: also time the grader of this other checkout")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--timeout", type=int, default=30, help="nbgrader's cell timeout (s)")
     parser.add_argument("--buggy", type=float, default=0.25, help="share of students with a mutant")
@@ -430,6 +436,10 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-grade-")) if args.keep is None else args.keep
     work.mkdir(parents=True, exist_ok=True)
     try:
+        if args.one:
+            from bench_one import run_one
+
+            return run_one(work, args.rounds, args.json, args.against)
         if args.diagnose_ab:
             return _diagnose_ab(args, work)
         return _sweep(args, work, sweep) if sweep else _run(args, work)

@@ -111,8 +111,6 @@ def _formats(value: str) -> list[str]:
 
 
 def _grade(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
     from .grading.classrun import grade_class
 
     bar = None
@@ -121,6 +119,9 @@ def _grade(args: argparse.Namespace) -> int:
     def progress(done: int, total: int) -> None:
         nonlocal bar, graded
         if bar is None:
+            # Imported here: the run has started its workers (or its zygote) first.
+            from tqdm import tqdm
+
             # Every student shown as it is graded: one line of output per student is cheap, and
             # tqdm's own throttling would hide the first students of a slow start.
             bar = tqdm(total=total, unit="student", file=sys.stderr, disable=args.no_progress,

@@ -18,7 +18,7 @@ from typing import Any
 from ..assignment.bundle import Bundle, load_bundle
 from ..assignment.catalogue import Entry, load_catalogue, write_submission
 from ..assignment.config import DEFAULT_ASSIGNMENT
-from ..grading.classrun import grade, prepare_run, start_early
+from ..grading.classrun import grade, prepare_run
 from ..results import ItemResult, SubmissionResult
 from ..submissions.load import discover
 from .diagnosis import DiagnosisCase, judge_correct, judge_mutant
@@ -110,7 +110,6 @@ def audit(
     ``source_dir`` holds the source notebooks that are released for the stubs (default: the
     bundle's folder). ``max_auto`` caps the automatic mutants (a sample drawn with the seed).
     """
-    start_early(None)
     bundle = load_bundle(assignment_path)
     assignment = bundle.assignment
     seed = secrets.randbelow(2**31) if seed is None else seed

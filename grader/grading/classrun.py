@@ -33,20 +33,12 @@ from ..submissions.load import discover
 from ..summary import Summary, Tally
 from .limits import default_cpus, memory_warning
 from .pool import Pool, dask, local, start_local
+from .single import single
 from .worker import Job
 
 
 def _stderr(line: str) -> None:
     print(line, file=sys.stderr)
-
-
-def start_early(scheduler: str | None) -> None:
-    """What a run starts before its own setup, so that the two overlap: the local fork
-    server's imports (or, with a scheduler, the check that Dask is installed)."""
-    if scheduler:
-        require_extra("distributed", "cluster", "--scheduler")
-    else:
-        start_local()
 
 
 @dataclass(frozen=True)
@@ -96,9 +88,20 @@ def prepare_run(
         if warning:
             log(f"warning: {warning}")
     job = Job(str(bundle.assignment.path), seed, str(class_dir), tuple(str(p) for p in hidden), examples, diagnose)
-    with dask(scheduler) if scheduler else local(jobs) as pool:
-        if progress is not None:
-            progress(0, students)  # before the workers' start-up, which takes seconds
+    if scheduler:
+        pools = dask(scheduler)
+    elif jobs > 1:
+        start_local()  # the fork server: its imports overlap the reporters' opening
+        pools = local(jobs)
+    else:
+        # One worker (one student, Gradescope, a re-grade): forked by its zygote after the
+        # zygote's imports, so the machine imports torch once; no fork server.
+        pools = single(bundle.warm)
+    with pools as pool:
+        if progress is not None and jobs > 1:
+            # Before the workers' start-up, which takes seconds. One worker (one student) shows
+            # its first result instead: the bar's machinery is no part of its start-up.
+            progress(0, students)
         isolation = Hello.from_json(json.loads(pool.hello(job))).rung
         if isolation.degraded:
             keep_from_same_uid()  # this process writes the results
@@ -160,7 +163,8 @@ def grade_class(
     if out_dir == class_dir or class_dir in out_dir.parents:
         raise ValueError(f"{out_dir}: the output folder must not be inside the class folder {class_dir}")
     check_out_dir(out_dir)
-    start_early(scheduler)
+    if scheduler:
+        require_extra("distributed", "cluster", "--scheduler")
     bundle = load_bundle(assignment_path)
     # An unknown name is a usage error before anything runs; a reporter that draws the public
     # examples says so by a true ``wants_examples``.

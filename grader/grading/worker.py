@@ -71,7 +71,7 @@ def _close_zygotes() -> None:
 
 def _state(job: Job) -> _WorkerState:
     state: _WorkerState | None = getattr(_local, "state", None)
-    if state is None or state.job != job or state.zygote.process.poll() is not None:
+    if state is None or state.job != job or not state.zygote.alive():
         if state is not None:
             _zygotes.discard(state.zygote)
             state.zygote.close()
@@ -82,18 +82,24 @@ def _state(job: Job) -> _WorkerState:
         bundle = load_bundle(job.bundle_path)
         zygote = Zygote(bundle.warm, wait=False)
         _zygotes.add(zygote)
-        for name in dict.fromkeys(module.split(".")[0] for module in bundle.warm):
-            with contextlib.suppress(ImportError):  # the items that need it will say so
-                importlib.import_module(name)
-        pin_torch()
-        hide = default_hidden(Path(job.class_dir), tuple(Path(p) for p in job.hidden), bundle.private_paths)
-        zygote.ready()
-        secrets = [Path(job.class_dir), *(Path(p) for p in job.hidden), *bundle.private_paths]
-        refused = secrets_readable(zygote.isolation, zygote.uid, secrets)
-        if refused is not None:
-            raise SandboxError(refused)
-        state = _WorkerState(job, bundle, zygote, hide, Diagnoser(bundle) if job.diagnose else None)
-        _local.state = state
+        state = open_state(job, bundle, zygote)
+    return state
+
+
+def open_state(job: Job, bundle: Bundle, zygote: Zygote) -> _WorkerState:
+    """This thread's worker for ``job``, with ``zygote`` (started, maybe not ready yet)."""
+    for name in dict.fromkeys(module.split(".")[0] for module in bundle.warm):
+        with contextlib.suppress(ImportError):  # the items that need it will say so
+            importlib.import_module(name)
+    pin_torch()
+    hide = default_hidden(Path(job.class_dir), tuple(Path(p) for p in job.hidden), bundle.private_paths)
+    zygote.ready()
+    secrets = [Path(job.class_dir), *(Path(p) for p in job.hidden), *bundle.private_paths]
+    refused = secrets_readable(zygote.isolation, zygote.uid, secrets)
+    if refused is not None:
+        raise SandboxError(refused)
+    state = _WorkerState(job, bundle, zygote, hide, Diagnoser(bundle) if job.diagnose else None)
+    _local.state = state
     return state
 
 

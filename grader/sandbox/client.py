@@ -53,17 +53,7 @@ class Zygote:
 
     def __init__(self, warm: tuple[str, ...] = (), *, wait: bool = True) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        # Only what the interpreter needs: a sandbox can read its zygote's environment
-        # (/proc/self/environ), so the worker's own (tokens, paths) must not go there.
-        env = {k: v for k, v in os.environ.items() if k in _ZYGOTE_ENVIRONMENT}
-        env.update({**PINNED, "MPLBACKEND": "Agg", "PYTHONPATH": os.pathsep.join(
-                        filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))})
-        # cwd: ``-m`` puts the working folder first on the path, and the grader may be run
-        # from anywhere (a class folder, another checkout): the zygote must import this grader.
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "grader.sandbox.zygote", str(theirs.fileno()), *warm],
-            stdin=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), env=env, cwd=PROJECT_ROOT,
-        )
+        self.process = start_zygote(theirs, warm)
         theirs.close()
         self.control = ours
         self._hello: Hello | None = None
@@ -142,6 +132,9 @@ class Zygote:
             return 0  # checked here: no round trip to the zygote at the end of every item
         return int(self._ask({"op": "sweep", "pid": pid})["swept"])
 
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
     def close(self) -> None:
         # At the end of its control channel the zygote ends its sandboxes and their leftovers.
         self.control.close()
@@ -150,6 +143,39 @@ class Zygote:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+
+
+def start_zygote(theirs: socket.socket, warm: tuple[str, ...], *, worker: str | None = None
+                 ) -> subprocess.Popen[bytes]:
+    """``python -m grader.sandbox.zygote``, fresh, with ``theirs`` as its control socket (or,
+    with ``worker``, ``MODULE:FUNCTION``, as the channel of the trusted worker it forks and
+    that function runs: ``grader.grading.single``)."""
+    # Only what the interpreter needs: a sandbox can read its zygote's environment
+    # (/proc/self/environ), so the worker's own (tokens, paths) must not go there.
+    env = {k: v for k, v in os.environ.items() if k in _ZYGOTE_ENVIRONMENT}
+    env.update({**PINNED, "MPLBACKEND": "Agg", "PYTHONPATH": os.pathsep.join(
+                    filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))})
+    # cwd: ``-m`` puts the working folder first on the path, and the grader may be run
+    # from anywhere (a class folder, another checkout): the zygote must import this grader.
+    return subprocess.Popen(
+        [sys.executable, "-m", "grader.sandbox.zygote", *(["--worker", worker] if worker else []), str(theirs.fileno()),
+         *warm], stdin=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), env=env, cwd=PROJECT_ROOT,
+    )
+
+
+class ParentZygote(Zygote):
+    """The zygote this worker was forked from (``grader.sandbox.trusted``), over the control
+    socket it left to it. It ends when that socket is closed, and waits for this worker."""
+
+    def __init__(self, control: socket.socket) -> None:
+        self.control = control
+        self._hello = None
+
+    def alive(self) -> bool:
+        return self.control.fileno() != -1
+
+    def close(self) -> None:
+        self.control.close()
 
 
 def describe_exit(status: int | None) -> str:

@@ -252,8 +252,9 @@ def hidden_paths(hide: list[Path], keep: list[Path]) -> list[Path]:
 
     for path in hide:
         cover(path.resolve())
-    # A folder under one already covered needs no mount of its own.
-    return sorted(p for p in covered if not any(q in p.parents for q in covered))
+    # A folder under one already covered needs no mount of its own (a set: thousands of
+    # paths are covered under the top-level folders, and this was quadratic in them).
+    return sorted(p for p in covered if covered.isdisjoint(p.parents))
 
 
 SCRATCH = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))

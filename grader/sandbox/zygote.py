@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..threads import pin_torch
+from . import trusted
 from .policy import CLONE_NEWUSER, NAMESPACES, imports_refused, keep_from_same_uid, probe
 from .spec import ChildSpec, Hello, SandboxRequest
 
@@ -100,17 +101,29 @@ def _collapse_into_huge_pages() -> None:
 PR_SET_CHILD_SUBREAPER = 36
 
 
-def main(control_fd: int, warm: list[str]) -> None:
-    control = socket.socket(fileno=control_fd)
+def main(control_fd: int, warm: list[str], worker: str | None = None) -> None:
+    """Fork sandboxes on the requests of the control socket ``control_fd``. With ``worker``
+    (``MODULE:FUNCTION``, ``grader.grading.single``'s) ``control_fd`` is a trusted worker's
+    channel to its run instead,
+    and the control socket is that worker's, which this zygote forks from its own image
+    (``grader.sandbox.trusted``)."""
+    if worker:
+        control, start_worker = trusted.worker_parent(control_fd, worker)
+    else:
+        control, start_worker = socket.socket(fileno=control_fd), trusted.no_worker
     # Ctrl-C at the terminal is the main process's to answer: it ends the workers, and their
-    # end closes this control socket.
+    # end closes this control socket. A run's main process starts its zygote with Ctrl-C
+    # blocked (``grader.grading.single``; a signal mask survives exec): one that came meanwhile is
+    # dropped here, not raised in the imports.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     # A uid of its own (rlimits on processes are per uid, and kill(-1) as this uid reaches
     # only this zygote's sandboxes, one at a time); distinct for every live zygote.
     uid = 200000 + os.getpid()
     try:
         isolation = probe()
     except ValueError as exc:  # a forced rung this host cannot give
+        start_worker()
         _reply(control, Hello(None, uid, str(exc)).to_json())
         return
     if isolation.degraded:
@@ -120,18 +133,26 @@ def main(control_fd: int, warm: list[str]) -> None:
     # Checked before the imports: a throwaway fork is cheap, and a refusal quick.
     refused = imports_refused(isolation, uid, _import_path())
     if refused is not None:
+        start_worker()
         _reply(control, Hello(isolation, uid, refused).to_json())
         return
     _warm_up(warm)
     from . import child
 
+    worker_pid = start_worker()  # after the imports, which it shares; before any sandbox
+
     address_space = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     _reply(control, Hello(isolation, uid).to_json())  # a worker gone meanwhile: the read below says so
     # After the hello, not before: the worker goes on to its first student meanwhile (0.1 to
     # 0.2 s here), and before the first fork, so no sandbox holds the small pages meanwhile.
-    _collapse_into_huge_pages()
+    # A worker of its own (one submission, mostly) waits until its second student (its third
+    # sandbox): for one student the collapse cost more CPU (0.15 s) than its two forks saved.
+    collapse_before = 2 if worker is not None else 0
+    if not collapse_before:
+        _collapse_into_huge_pages()
+    spawned = 0
     live: dict[int, str | None] = {}  # pid -> its scratch folder when it has no namespaces
-    sweeper = _Sweeper(uid if isolation.drop_uid else None, live)
+    sweeper = _Sweeper(uid if isolation.drop_uid else None, live, worker_pid)
     # The user namespace comes first: it owns the others, so the child can set them up.
     flags = NAMESPACES | (CLONE_NEWUSER if isolation.user_namespace else 0)
     while True:
@@ -144,10 +165,14 @@ def main(control_fd: int, warm: list[str]) -> None:
                 if pid not in sweeper.status:
                     _kill(pid, isolation.namespaces)
                 sweeper.sweep(pid, spare=False)
+            trusted.wait_for(worker_pid)
             return
         request: dict[str, Any] = json.loads(data)
         op = request["op"]
         if op == "spawn":
+            if spawned == collapse_before and collapse_before:
+                _collapse_into_huge_pages()
+            spawned += 1
             wanted = SandboxRequest.from_json(request["request"])
             processes = wanted.processes
             if isolation.degraded and not isolation.drop_uid:
@@ -225,9 +250,10 @@ class _Sweeper:
     clean-up: the processes of the sandbox's uid, when it has one, and its descendants
     and the orphans adopted by this zygote (a subreaper) in any case."""
 
-    def __init__(self, uid: int | None, live: dict[int, str | None]):
+    def __init__(self, uid: int | None, live: dict[int, str | None], worker: int | None = None):
         self.uid = uid
         self.live = live
+        self.worker = worker  # this zygote's own trusted worker, if any: never swept
         self.status: dict[int, int] = {}  # exit codes of sandboxes reaped while sweeping
 
     def sweep(self, pid: int, spare: bool) -> int:
@@ -266,7 +292,7 @@ class _Sweeper:
             children.setdefault(ppid, []).append(proc)
         found = {proc for proc, (_, _, uid) in table.items()
                  if self.uid is not None and uid == self.uid}
-        stack = [pid, *(c for c in children.get(me, []) if c not in self.live)]
+        stack = [pid, *(c for c in children.get(me, []) if c not in self.live and c != self.worker)]
         found.update(stack[1:])
         if pid in self.status:  # reaped already: its pid may belong to someone else now
             stack.remove(pid)
@@ -346,7 +372,10 @@ def _process_table(pids: list[int] | None = None) -> dict[int, tuple[int, str, i
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]), sys.argv[2:])
+    if sys.argv[1] == "--worker":  # --worker MODULE:FUNCTION CHANNEL_FD WARM...
+        main(int(sys.argv[3]), sys.argv[4:], worker=sys.argv[2])
+    else:
+        main(int(sys.argv[1]), sys.argv[2:])
     # Its sandboxes are ended: skip the interpreter's teardown of torch (about a second here),
     # which the worker, waiting for this process, would wait for.
     sys.stderr.flush()
