@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import socket
 import struct
 from dataclasses import dataclass
 from typing import Any
@@ -303,7 +304,7 @@ def parse(body: bytes) -> Any:
 HEADER_SIZE = _HEADER.size
 
 
-class Bytes:
+class Incoming:
     """What has arrived on a stream socket and is not read yet: a frame read from it usually
     costs one ``recv``, and the bytes after it wait here for the next one."""
 
@@ -324,3 +325,17 @@ class Bytes:
 
     def add(self, chunk: bytes) -> None:
         self.pending += chunk
+
+    def receive(self, sock: socket.socket) -> Any:
+        """The next frame's message from the blocking stream socket ``sock``; None at its end."""
+        header = self._read(sock, HEADER_SIZE)
+        body = None if header is None else self._read(sock, unpack_header(header))
+        return None if body is None else parse(body)
+
+    def _read(self, sock: socket.socket, size: int) -> bytes | None:
+        while (data := self.take(size)) is None:
+            chunk = sock.recv(self.ask(size))
+            if not chunk:
+                return None
+            self.add(chunk)
+        return data

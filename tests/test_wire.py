@@ -1,3 +1,5 @@
+import socket
+
 import numpy as np
 import pytest
 
@@ -107,7 +109,7 @@ def test_requests_and_replies_are_typed_records_with_json_only_on_the_wire():
 
 
 def test_bytes_hands_out_whole_frames_and_keeps_the_rest():
-    arrived = wire.Bytes()
+    arrived = wire.Incoming()
     assert arrived.take(4) is None and arrived.ask(4) == 1 << 16  # at least 64 KiB asked
     arrived.add(b"abc")
     assert arrived.take(4) is None
@@ -115,3 +117,15 @@ def test_bytes_hands_out_whole_frames_and_keeps_the_rest():
     assert arrived.take(4) == b"abcd"
     assert arrived.take(4) is None and arrived.take(3) == b"efg"
     assert arrived.ask(10 << 20) == 1 << 20  # at most 1 MiB at a time
+
+
+def test_incoming_receives_frames_split_and_joined_and_none_at_the_end():
+    ours, theirs = socket.socketpair()
+    data = wire.pack({"a": 1}) + wire.pack([2, "b"])
+    theirs.sendall(data[:3])
+    theirs.sendall(data[3:])
+    theirs.close()
+    incoming = wire.Incoming()
+    assert incoming.receive(ours) == {"a": 1}
+    assert incoming.receive(ours) == [2, "b"]
+    assert incoming.receive(ours) is None

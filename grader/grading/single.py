@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import json
 import os
 import select
 import signal
 import socket
-import struct
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -27,38 +25,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..sandbox.client import start_zygote
+from .. import wire
 from ..sandbox.spec import SandboxError
+from ..sandbox.zygotes import start_zygote
 from ..threads import PINNED
 from .worker import Job
 
 if TYPE_CHECKING:  # not imported at run time: the worker needs none of the pool's machinery
     from .pool import Outcome, Pool
-
-_LENGTH = struct.Struct(">Q")
-
-
-def _send(channel: socket.socket, message: Any) -> None:
-    data = json.dumps(message, ensure_ascii=False).encode()
-    channel.sendall(_LENGTH.pack(len(data)) + data)
-
-
-def _read(channel: socket.socket, size: int) -> bytes | None:
-    data = bytearray()
-    while len(data) < size:
-        chunk = channel.recv(min(size - len(data), 1 << 20))
-        if not chunk:
-            return None
-        data += chunk
-    return bytes(data)
-
-
-def _receive(channel: socket.socket) -> Any:
-    """The next message, or None at the end of the channel."""
-    header = _read(channel, _LENGTH.size)
-    body = None if header is None else _read(channel, _LENGTH.unpack(header)[0])
-    return None if body is None else json.loads(body)
-
 
 def _failure(name: str, message: str) -> Exception:
     """The worker's exception, as the pool's would arrive: its own type where this side knows it."""
@@ -76,6 +50,7 @@ class _Single:
         self.warm = warm
         self.job: Job | None = None
         self.channel: socket.socket | None = None
+        self.incoming = wire.Incoming()  # what the worker sent and was not read yet
         self.process: subprocess.Popen[bytes] | None = None
         self._start()  # now: its imports overlap the rest of the run's start
 
@@ -96,7 +71,8 @@ class _Single:
         # Waits in the channel until the worker is forked: the zygote never reads it. (A zygote
         # gone already: the first request says so.)
         with contextlib.suppress(OSError):
-            _send(ours, {"environment": dict(os.environ), "cwd": os.getcwd()})
+            ours.sendall(wire.pack({"environment": dict(os.environ), "cwd": os.getcwd()}))
+        self.incoming = wire.Incoming()
 
     def _started(self, job: Job) -> socket.socket:
         """The channel to a worker for ``job`` (a new worker for another job)."""
@@ -110,8 +86,8 @@ class _Single:
     def _ask(self, request: dict[str, Any], job: Job) -> str:
         channel = self._started(job)
         try:
-            _send(channel, {**request, "job": asdict(job)})
-            reply = _receive(channel)
+            channel.sendall(wire.pack({**request, "job": asdict(job)}))
+            reply = self.incoming.receive(channel)
         except OSError:
             reply = None
         if reply is None:
@@ -163,10 +139,11 @@ def single(warm: tuple[str, ...]) -> Iterator[Pool]:
 def serve_worker(control: socket.socket, channel: socket.socket) -> int:
     """Answer the run's requests until it closes the channel; ``control``: the zygote's."""
     from ..assignment.bundle import load_bundle
-    from ..sandbox.client import ParentZygote
+    from ..sandbox.zygotes import ParentZygote
     from .worker import _local, grade_folder, hello, open_state
 
-    start = _receive(channel)
+    incoming = wire.Incoming()
+    start = incoming.receive(channel)
     if start is None:
         return 0
     os.environ.clear()
@@ -176,7 +153,7 @@ def serve_worker(control: socket.socket, channel: socket.socket) -> int:
     zygote = ParentZygote(control)
     threading.Thread(target=_end_with, args=(channel,), daemon=True).start()
     while True:
-        request = _receive(channel)
+        request = incoming.receive(channel)
         if request is None:
             zygote.close()
             return 0
@@ -188,7 +165,7 @@ def serve_worker(control: socket.socket, channel: socket.socket) -> int:
             reply = {"ok": hello(job) if request["op"] == "hello" else grade_folder(request["folder"], job)}
         except Exception as exc:
             reply = {"error": [type(exc).__name__, str(exc)]}
-        _send(channel, reply)
+        channel.sendall(wire.pack(reply))
 
 
 def _end_with(channel: socket.socket) -> None:

@@ -23,9 +23,10 @@ from typing import Any
 
 from ..assignment.bundle import Bundle, load_bundle
 from ..diagnosis.diagnose import Diagnoser
-from ..sandbox.client import SandboxRunner, Zygote, default_hidden
+from ..sandbox.client import SandboxRunner, default_hidden
 from ..sandbox.policy import secrets_readable
 from ..sandbox.spec import SandboxError
+from ..sandbox.zygotes import Zygote
 from ..submissions.load import SourceFile, load_submission
 from ..threads import PINNED, pin_torch
 from .submission import grade_submission

@@ -21,7 +21,7 @@ class Channel:
 
     def __init__(self, sock: socket.socket):
         self.sock = sock
-        self.arrived = wire.Bytes()
+        self.arrived = wire.Incoming()
         self.owner = os.getpid()
         self.answering = 0
 
@@ -35,20 +35,8 @@ class Channel:
 
     def receive(self) -> Any:
         self._mine()
-        header = self._read(wire.HEADER_SIZE)
-        if header is None:
+        frame = self.arrived.receive(self.sock)
+        if frame is None:
             return None
-        body = self._read(wire.unpack_header(header))
-        if body is None:
-            return None
-        frame = wire.parse(body)
         self.answering, message = frame
         return message
-
-    def _read(self, size: int) -> bytes | None:
-        while (data := self.arrived.take(size)) is None:
-            chunk = self.sock.recv(self.arrived.ask(size))
-            if not chunk:
-                return None
-            self.arrived.add(chunk)
-        return data

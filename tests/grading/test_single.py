@@ -21,7 +21,7 @@ from grader.grading.worker import Job
 
 pytest.importorskip("torch")
 
-REFERENCE = Path(__file__).resolve().parents[1] / "reference"
+REFERENCE = Path(__file__).resolve().parents[2] / "reference"
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 # Left behind by the student's code: the zygote's sweep must end it, and spare the worker.
 LINGERS = "\n\nimport os, time\nif os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\n"
@@ -85,7 +85,7 @@ def test_the_worker_grades_and_its_zygote_holds_nothing_of_it(tmp_path, monkeypa
     folders = [student(class_dir, "lingers", LINGERS), student(class_dir, "ada")]
     secret = f"hunter2-{uuid.uuid4().hex}"
     monkeypatch.setenv("GRADER_TEST_SECRET", secret)
-    checks = ast.get_docstring(ast.parse((BUNDLE.root / "checks" / "numpy_items.py").read_text()))
+    checks = ast.get_docstring(ast.parse((BUNDLE.root / "checks" / "numpy_support.py").read_text()))
     reference = ast.get_docstring(ast.parse((REFERENCE / "attention_numpy.py").read_text()))
     assert checks and reference
     markers = [secret.encode(), checks.splitlines()[0].encode(), reference.splitlines()[0].encode()]

@@ -12,8 +12,9 @@ from sandbox_support import LIMITS, SECRET, Box
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT, Limits
-from grader.sandbox.client import Zygote, default_hidden
+from grader.sandbox.client import default_hidden
 from grader.sandbox.policy import MODE_VARIABLE
+from grader.sandbox.zygotes import Zygote
 
 
 @pytest.fixture(scope="session")

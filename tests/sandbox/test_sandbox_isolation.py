@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sandbox_support import LIMITS, SECRET, Box, Raised, needs_namespaces
 
-from grader.sandbox.client import PROJECT_ROOT
+from grader.sandbox.paths import PROJECT_ROOT
 from grader.sandbox.policy import needed_paths
 
 pytestmark = pytest.mark.timeout(120)

@@ -1,0 +1,157 @@
+"""The worker's side of its zygote: starting it fresh with a filtered environment
+(``start_zygote``), asking it for sandboxes (``Zygote``), and the zygote a worker was itself
+forked from (``ParentZygote``, ``grader.grading.single``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import socket
+import subprocess
+import sys
+from typing import Any
+
+from ..threads import PINNED
+from .paths import PROJECT_ROOT
+from .policy import MODE_VARIABLE, Isolation, alone_in_namespace, keep_from_same_uid
+from .spec import Hello, SandboxError, SandboxRequest
+
+_ZYGOTE_ENVIRONMENT = {"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "PYTHONPATH",
+                       "PYTHONHOME", "PYTHONNOUSERSITE", "PYTHONDONTWRITEBYTECODE", "VIRTUAL_ENV",
+                       "LD_LIBRARY_PATH", MODE_VARIABLE}
+
+
+class Zygote:
+    """A warm process that forks sandboxes; one per worker, one sandbox at a time.
+    ``warm``: the modules it imports first (the bundle's list), which every sandbox then has.
+
+    With ``wait=False`` the constructor returns as soon as the process is started, and its
+    imports (seconds of torch) overlap the caller's own work until the first use, or
+    ``ready()``, waits for its hello."""
+
+    def __init__(self, warm: tuple[str, ...] = (), *, wait: bool = True) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.process = start_zygote(theirs, warm)
+        theirs.close()
+        self.control = ours
+        self._hello: Hello | None = None
+        if wait:
+            self.ready()
+
+    def ready(self) -> Zygote:
+        """Wait for the zygote's hello: its imports are done and it takes requests.
+        ``SandboxError`` (its one-line reason) where it refuses to fork sandboxes."""
+        hello = self.hello
+        if hello.refused is not None:
+            raise SandboxError(hello.refused)
+        return self
+
+    @property
+    def hello(self) -> Hello:
+        """The zygote's own record of its rung: the one a run reports."""
+        if self._hello is None:
+            self._hello = Hello.from_json(self._receive(timeout=120))
+            if self._hello.isolation is not None and self._hello.isolation.degraded:
+                keep_from_same_uid()  # the process that starts a zygote holds the checks
+        return self._hello
+
+    @property
+    def isolation(self) -> Isolation:
+        return self.hello.rung
+
+    @property
+    def uid(self) -> int:
+        """The uid its sandboxes run as, where they drop to one."""
+        return self.hello.uid
+
+    def _receive(self, timeout: float | None = None) -> dict[str, Any]:
+        try:
+            ready, _, _ = select.select([self.control], [], [], timeout)
+            data = self.control.recv(1 << 16) if ready else b""
+        except OSError:
+            data = b""
+        if not data:
+            self.close()
+            raise SandboxError("the sandbox zygote did not answer (see its stderr above)")
+        result: dict[str, Any] = json.loads(data)
+        return result
+
+    def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        try:
+            self.control.send(json.dumps(request).encode())
+        except OSError as exc:
+            self.close()
+            raise SandboxError(f"the sandbox zygote is gone ({exc})") from exc
+        return self._receive(timeout=60)
+
+    def spawn(self, request: SandboxRequest) -> tuple[int, socket.socket, int]:
+        """A new sandboxed child: its pid, the socket to it, and the read end of its output."""
+        self.ready()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        out_r, out_w = os.pipe()
+        try:
+            socket.send_fds(self.control, [json.dumps({"op": "spawn", "request": request.to_json()}).encode()],
+                            [theirs.fileno(), out_w])
+            pid = int(self._receive(timeout=60)["pid"])
+        finally:
+            theirs.close()
+            os.close(out_w)
+        os.set_blocking(out_r, False)
+        return pid, ours, out_r
+
+    def end(self, pid: int) -> int | None:
+        """End the sandbox and every process it left; its exit status."""
+        status = self._ask({"op": "end", "pid": pid})["status"]
+        return None if status is None else int(status)
+
+    def sweep(self, pid: int) -> int:
+        """End every process of the sandbox but its main one; how many there were."""
+        if self.isolation.namespaces and alone_in_namespace(pid):
+            return 0  # checked here: no round trip to the zygote at the end of every item
+        return int(self._ask({"op": "sweep", "pid": pid})["swept"])
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def close(self) -> None:
+        # At the end of its control channel the zygote ends its sandboxes and their leftovers.
+        self.control.close()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def start_zygote(theirs: socket.socket, warm: tuple[str, ...], *, worker: str | None = None
+                 ) -> subprocess.Popen[bytes]:
+    """``python -m grader.sandbox.zygote``, fresh, with ``theirs`` as its control socket (or,
+    with ``worker``, ``MODULE:FUNCTION``, as the channel of the trusted worker it forks and
+    that function runs: ``grader.grading.single``)."""
+    # Only what the interpreter needs: a sandbox can read its zygote's environment
+    # (/proc/self/environ), so the worker's own (tokens, paths) must not go there.
+    env = {k: v for k, v in os.environ.items() if k in _ZYGOTE_ENVIRONMENT}
+    env.update({**PINNED, "MPLBACKEND": "Agg", "PYTHONPATH": os.pathsep.join(
+                    filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))})
+    # cwd: ``-m`` puts the working folder first on the path, and the grader may be run
+    # from anywhere (a class folder, another checkout): the zygote must import this grader.
+    return subprocess.Popen(
+        [sys.executable, "-m", "grader.sandbox.zygote", *(["--worker", worker] if worker else []), str(theirs.fileno()),
+         *warm], stdin=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), env=env, cwd=PROJECT_ROOT,
+    )
+
+
+class ParentZygote(Zygote):
+    """The zygote this worker was forked from (``grader.sandbox.trusted``), over the control
+    socket it left to it. It ends when that socket is closed, and waits for this worker."""
+
+    def __init__(self, control: socket.socket) -> None:
+        self.control = control
+        self._hello = None
+
+    def alive(self) -> bool:
+        return self.control.fileno() != -1
+
+    def close(self) -> None:
+        self.control.close()
