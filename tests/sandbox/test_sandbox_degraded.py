@@ -215,7 +215,7 @@ def test_a_fork_swarm_is_ended_with_the_item_that_started_it(box, degraded_zygot
 
 def test_a_private_temporary_folder_and_a_session_of_its_own(box):
     cwd, tmpdir, gettempdir, sid, pgrp, pid = box.call("where")
-    assert cwd == tmpdir == gettempdir and Path(cwd).name.startswith("attention-sandbox-")
+    assert cwd == tmpdir == gettempdir and Path(cwd).name.startswith("grader-sandbox-")
     assert sid == pgrp == pid == box.pid  # leads its own session and process group
     box.close()
     assert not Path(cwd).exists()  # removed with the sandbox
