@@ -195,7 +195,7 @@ def test_landlock_keeps_the_project_class_and_output_unreadable(box, degraded_zy
     if not degraded_zygote.isolation.landlock:
         pytest.skip("the degraded rung gives up secrecy (test_files_and_sockets_... says so)")
     class_dir, out_dir = dirs
-    for path in (PROJECT_ROOT / "reference" / "attention_numpy.py", PROJECT_ROOT / "grader" / "run.py",
+    for path in (PROJECT_ROOT / "reference" / "attention_numpy.py", PROJECT_ROOT / "grader" / "wire.py",
                  class_dir / "classmate" / "attention_numpy.py", out_dir / "grades.csv"):
         assert box.call("attempt", "read", str(path)) == "PermissionError", path
     assert box.call("attempt", "read", "/etc/hostname") not in ("PermissionError", "FileNotFoundError")
