@@ -67,7 +67,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, str]
     found["canvas"] = (tmp / "canvas", grade(LMS / samples.CANVAS_ZIP, "--out", tmp / "canvas", "--seed", 11,
                                              "--assignment", assignment, "--format", "csv,json,canvas,moodle,report",
                                              "--canvas-gradebook", LMS / samples.GRADEBOOK,
-                                             "--canvas-column", "Attention mechanisms").stdout)
+                                             "--canvas-column", "Attention").stdout)
     unpacked = tmp / "moodle download"  # the unpacked folder, as an instructor's unzip leaves it
     with zipfile.ZipFile(LMS / samples.MOODLE_ZIP) as archive:
         archive.extractall(unpacked)
@@ -115,13 +115,13 @@ def test_canvas_csv_parses_back_and_agrees_with_grades_csv(runs):
     out, stdout = runs["canvas"]
     grades = scores(out)
     rows = read_csv(out / "canvas.csv")
-    assert list(rows[0]) == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", samples.COLUMN]
+    assert list(rows[0]) == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", samples.column(BUNDLE)]
     assert rows[0]["Student"].strip() == "Points Possible"
-    by_id = {row["ID"]: row[samples.COLUMN] for row in rows[1:]}
+    by_id = {row["ID"]: row[samples.column(BUNDLE)] for row in rows[1:]}
     for student in STUDENTS:
         assert by_id.pop(student.canvas_id) == grades[student.canvas_student]["score"]
     assert by_id == {"1007": "", "9999": ""}  # no submission: left blank (the default)
-    assert f"column '{samples.COLUMN}' filled for {len(STUDENTS)} of {len(STUDENTS) + 2} students" in stdout
+    assert f"column '{samples.column(BUNDLE)}' filled for {len(STUDENTS)} of {len(STUDENTS) + 2} students" in stdout
 
 
 def test_moodle_csv_parses_back_and_agrees_with_grades_csv(runs):

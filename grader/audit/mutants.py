@@ -16,7 +16,7 @@ class AutoMutant:
 
     notebook: str
     item: str  # the public (graded) function or class the change is in
-    function: str  # the innermost function: "relu", "Attention.forward"
+    function: str  # the innermost function: "relu", "Model.forward"
     line: int  # 1-based line of the change in the reference module
     col: int  # 0-based column (characters)
     kind: str  # binop, compare, boolop, constant, name, swap_args, drop_keyword, drop_unary

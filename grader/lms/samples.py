@@ -29,7 +29,6 @@ FOLDER = "sample_lms"
 CANVAS_ZIP = "canvas_submissions.zip"
 MOODLE_ZIP = "moodle_submissions.zip"
 GRADEBOOK = "canvas_gradebook.csv"
-COLUMN = "Attention mechanisms (4242)"
 FIRST_CANVAS_ID, FIRST_MOODLE_ID, FIRST_ATTACHMENT = 1001, 240101, 50001
 
 
@@ -113,20 +112,26 @@ def moodle_members(students: list[SampleStudent]) -> list[tuple[str, bytes]]:
             for s in students for name, path in s.files]
 
 
-def gradebook(students: list[SampleStudent]) -> str:
+def column(bundle: Bundle) -> str:
+    """The assignment's column in the sample gradebook: its name, and the id Canvas appends."""
+    return f"{bundle.name.capitalize()} (4242)"
+
+
+def gradebook(students: list[SampleStudent], bundle: Bundle) -> str:
     """Canvas's export: the header, the ``Points Possible`` row, one row per student (one
     more who submitted nothing), and the test student."""
+    section = f"{bundle.name.capitalize()} 101"
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", COLUMN, "Current Score"])
+    writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", column(bundle), "Current Score"])
     writer.writerow(["    Points Possible", "", "", "", "", "100", "(read only)"])
     rows = [(", ".join(reversed(s.full_name.split(maxsplit=1))) if " " in s.full_name else s.full_name,
              s.canvas_id, f"S{s.canvas_id}", s.sortable) for s in students]
     rows.append(("Babbage, Charles", str(FIRST_CANVAS_ID + len(students)), f"S{FIRST_CANVAS_ID + len(students)}",
                  "babbagecharles"))
     for name, canvas_id, sis, login in sorted(rows):
-        writer.writerow([name, canvas_id, sis, login, "Attention 101", "", ""])
-    writer.writerow(["Student, Test", "9999", "", "", "Attention 101", "", ""])
+        writer.writerow([name, canvas_id, sis, login, section, "", ""])
+    writer.writerow(["Student, Test", "9999", "", "", section, "", ""])
     return out.getvalue()
 
 
@@ -134,7 +139,7 @@ def build(bundle: Bundle) -> dict[str, bytes]:
     """The sample downloads of ``bundle``'s sample class, by file name."""
     students = sample_students(bundle.root / "sample_class", bundle.assignment.name, bundle.assignment.notebooks)
     return {CANVAS_ZIP: _zip(canvas_members(students)), MOODLE_ZIP: _zip(moodle_members(students)),
-            GRADEBOOK: gradebook(students).encode("utf-8")}
+            GRADEBOOK: gradebook(students, bundle).encode("utf-8")}
 
 
 def write_samples(bundle_path: Path | str = DEFAULT_ASSIGNMENT) -> list[Path]:
