@@ -72,3 +72,15 @@ def test_the_engine_names_no_item_of_any_bundle():
         found += [f"{path.relative_to(ROOT)}: {name}" for name in sorted(names)
                   if re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text)]
     assert found == []
+
+
+def test_no_test_folder_takes_the_name_of_a_dependency():
+    """tests/ is on sys.path (its conftest), so a folder there named like a package the
+    project depends on would be imported in its place where that package is not installed
+    (tests/nbgrader did so in the tox envs without nbgrader: they errored instead of skipping)."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    requirements = re.findall(r'"([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?\s*(?:[<>=!~][^"]*)?"', text)
+    names = {name.lower().replace("-", "_") for name in requirements} | {"yaml", "distributed", "dask"}
+    assert {"nbgrader", "numpy", "torch"} <= names  # the requirements are read at all
+    folders = {path.name.lower() for path in (ROOT / "tests").iterdir() if path.is_dir()}
+    assert folders & names == set()
