@@ -49,7 +49,6 @@ class Run:
     job: Job
     pool: Pool
     workers: int
-    workers_source: str  # why that many: "--jobs", or the cores or CPU quota found
     isolation: Isolation  # one worker's zygote's record of its rung
 
 
@@ -91,7 +90,7 @@ def prepare_run(
     if scheduler:
         pools = dask(scheduler)
     elif jobs > 1:
-        start_local()  # the fork server: its imports overlap the reporters' opening
+        start_local()  # the fork server, before the progress bar starts: its imports overlap the bar's
         pools = local(jobs)
     else:
         # One worker (one student, Gradescope, a re-grade): forked by its zygote after the
@@ -109,7 +108,7 @@ def prepare_run(
             log(f"warning: sandbox degraded: {note}")
         log(f"grading {students} submission{'s' * (students != 1)} with seed {seed} "
             f"({jobs} worker{'s' * (jobs != 1)}: {source}; sandbox: {isolation.mode})")
-        yield Run(bundle, job, pool, jobs, source, isolation)
+        yield Run(bundle, job, pool, jobs, isolation)
 
 
 def grade(run: Run, submissions: Sequence[Path], log: Callable[[str], None] = _stderr) -> Iterator[SubmissionResult]:
