@@ -44,6 +44,15 @@ def esc(text: str) -> str:
     return html.escape(text, quote=True)
 
 
+STUDENTS_NAMED = 12  # students named in a row of the class report before "and N more"
+
+
+def who(names: Sequence[str]) -> str:
+    """The first ``STUDENTS_NAMED`` of ``names``, escaped, and how many more there are."""
+    shown = ", ".join(esc(s) for s in names[:STUDENTS_NAMED])
+    return shown + (f" and {len(names) - STUDENTS_NAMED} more" if len(names) > STUDENTS_NAMED else "")
+
+
 def page(title: str, body: Sequence[str]) -> str:
     """A whole HTML document: ``body`` is already-escaped markup."""
     return "\n".join([

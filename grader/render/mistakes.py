@@ -8,10 +8,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from ..results import DIAGNOSIS_OPENING, SubmissionResult
-from .html import esc
+from .html import esc, who
 
 MISTAKES = 25  # mistakes listed
-STUDENTS_NAMED = 12  # students named per mistake before "and N more"
 
 Diagnosed = tuple[tuple[str, str, str], ...]  # (item, catalogue id, sentence) of each diagnosis
 
@@ -37,12 +36,10 @@ def mistakes_section(rows: Sequence[tuple[str, Diagnosed]]) -> list[str]:
     out.append("<p>Failures that match a known mistake of the catalogue: it reproduces the student's answers "
                "on the inputs of the checks they failed and of some they passed. Counted once per student.</p>")
     out += ["<table>", '<tr><th class="num">students</th><th>item: mistake</th><th>catalogue</th><th>who</th></tr>']
-    for key, who in ranked:
-        names = sorted(who)
-        shown = ", ".join(esc(s) for s in names[:STUDENTS_NAMED])
-        more = f" and {len(names) - STUDENTS_NAMED} more" if len(names) > STUDENTS_NAMED else ""
+    for key, students_of in ranked:
+        names = sorted(students_of)
         catalogue = ", ".join(f"<code>{esc(m)}</code>" for m in sorted(ids[key]))
         mistake = key[1].removeprefix(DIAGNOSIS_OPENING)  # said once, in the paragraph above
         out.append(f'<tr><td class="num">{len(names)}</td><td><code>{esc(key[0])}</code>: {esc(mistake)}</td>'
-                   f"<td>{catalogue}</td><td>{shown}{more}</td></tr>")
+                   f"<td>{catalogue}</td><td>{who(names)}</td></tr>")
     return [*out, "</table>"]

@@ -19,7 +19,7 @@ from ..assignment.bundle import Bundle
 from ..assignment.config import Assignment
 from ..regrade import read_regrade
 from ..render.feedback_text import not_attempted
-from ..render.html import esc, page
+from ..render.html import esc, page, who
 from ..render.mistakes import Diagnosed, diagnosed, mistakes_section
 from ..render.per_student import student_file
 from ..results import RunInfo, SubmissionResult
@@ -27,7 +27,6 @@ from ..summary import file_problems, fmt_points
 
 SLOWEST = 10  # students listed by time
 MESSAGES = 25  # failure messages listed
-STUDENTS_NAMED = 12  # students named per message before "and N more"
 _NUMBER = re.compile(r"(?<![A-Za-z_])[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 
 
@@ -149,11 +148,6 @@ def message_pattern(message: str) -> str:
 _SHAPE = re.compile(r"([(\[])#(?:, ?#)*,?([)\]])")
 
 
-def _who(names: list[str]) -> str:
-    shown = ", ".join(esc(s) for s in names[:STUDENTS_NAMED])
-    return shown + (f" and {len(names) - STUDENTS_NAMED} more" if len(names) > STUDENTS_NAMED else "")
-
-
 def _messages(rows: list[_Row]) -> list[str]:
     """The items left as the stub, once per student and item; then the failure messages by
     item, the same mistake counted once per student: messages that differ only in their
@@ -168,7 +162,7 @@ def _messages(rows: list[_Row]) -> list[str]:
         out += ["<p>Every check of the item raised <code>NotImplementedError</code>: the released stub, "
                 "unchanged. These are not among the failures below.</p>", "<table>",
                 '<tr><th class="num">students</th><th>item</th><th>who</th></tr>']
-        out += [f'<tr><td class="num">{len(names)}</td><td><code>{esc(item)}</code></td><td>{_who(sorted(names))}'
+        out += [f'<tr><td class="num">{len(names)}</td><td><code>{esc(item)}</code></td><td>{who(sorted(names))}'
                 "</td></tr>" for item, names in sorted(stubs.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
         out.append("</table>")
     else:
@@ -191,7 +185,7 @@ def _messages(rows: list[_Row]) -> list[str]:
         names = sorted(students)
         where = ", ".join(f"<code>{esc(c)}</code>" for c in sorted(checks[key]))
         out.append(f'<tr><td class="num">{len(names)}</td><td><code>{esc(key[0])}</code>: '
-                   f"{esc(students[names[0]])}</td><td>{where}</td><td>{_who(names)}</td></tr>")
+                   f"{esc(students[names[0]])}</td><td>{where}</td><td>{who(names)}</td></tr>")
     return [*out, "</table>"]
 
 
