@@ -118,6 +118,9 @@ def _grade(args: argparse.Namespace) -> int:
 
     def progress(done: int, total: int) -> None:
         nonlocal bar, graded
+        graded = f"{done} of {total}"
+        if total < 2:
+            return  # no bar for one submission: its summary follows at once
         if bar is None:
             # Imported here: the run has started its workers (or its zygote) first.
             from tqdm import tqdm
@@ -127,7 +130,6 @@ def _grade(args: argparse.Namespace) -> int:
             bar = tqdm(total=total, unit="student", file=sys.stderr, disable=args.no_progress,
                        mininterval=0, miniters=1)
         bar.update(done - bar.n)
-        graded = f"{done} of {total}"
 
     reports = tuple(dict.fromkeys(name for names in args.formats or [DEFAULT_REPORTERS] for name in names))
     canvas = {"gradebook": args.canvas_gradebook, "column": args.canvas_column, "missing": args.canvas_missing}

@@ -89,6 +89,9 @@ else
     "${PIP[@]}" torch==@TORCH@
 fi
 "${PIP[@]}" -r "$SOURCE/requirements.txt"
+# Bytecode now, into the image: each submission's fresh container would compile the grader,
+# the checks and the reference again (0.1 s of every submission's start-up).
+"$ROOT/venv/bin/python" -m compileall -q "$SOURCE"
 cd "$SOURCE"  # the grader imports, with its dependencies:
 "$ROOT/venv/bin/python" -c "import grader, numpy, torch, yaml; print('grader', grader.__version__, torch.__version__)"
 """
@@ -146,7 +149,8 @@ def build_zip(bundle: Bundle, out: Path) -> list[str]:
     # The bundle's folders as they lie in the zip; no catalogue (the audit's, not grading's).
     raw["bundle"] = {"checks": "checks" if bundle.root not in checks_dir.parents
                      else checks_dir.relative_to(bundle.root).as_posix(),
-                     "reference": f"../{reference}", "warm": list(bundle.warm)}
+                     "reference": f"../{reference}", "warm": list(bundle.warm),
+                     "warm_for_students": list(bundle.warm_for_students)}
     texts = {
         yaml_name: f"# Written by python -m grader gradescope from the bundle {bundle.name!r}\n"
                    + yaml.safe_dump(raw, sort_keys=False, allow_unicode=True),

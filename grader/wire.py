@@ -1,6 +1,6 @@
 """Plain data between the trusted grader and a sandboxed child.
 
-Frames are a 4-byte big-endian length and a UTF-8 JSON document. Arrays travel as
+Frames (``grader.frames``) are a 4-byte big-endian length and a UTF-8 JSON document. Arrays travel as
 dtype, shape and base64 bytes; the decoder accepts only numeric and boolean dtypes and
 checks that the bytes match the shape, so nothing a student returns can run code or
 lie about itself in the grader (no pickle, no object dtype, no subclasses).
@@ -9,21 +9,18 @@ lie about itself in the grader (no pickle, no object dtype, no subclasses).
 from __future__ import annotations
 
 import base64
-import json
 import math
-import socket
-import struct
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-MAX_FRAME = 256 * 1024 * 1024
+from .frames import WireError
+
 ALLOWED_DTYPES = frozenset(
     ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
      "float16", "float32", "float64", "complex64", "complex128"]
 )
-_HEADER = struct.Struct(">I")
 # The allowed dtypes in native byte order, both ways (``dtype.name`` and ``np.dtype`` are slow).
 _NAMES = {np.dtype(name): name for name in ALLOWED_DTYPES}
 _DTYPES = {name: dtype for dtype, name in _NAMES.items()}
@@ -33,10 +30,6 @@ _PLAIN = frozenset({type(None), bool, int, float, str})  # JSON's own values, ca
 def dtype_name(dtype: np.dtype[Any]) -> str:
     """``dtype.name``, quickly for the common dtypes."""
     return _NAMES.get(dtype) or dtype.name
-
-
-class WireError(ValueError):
-    """A frame or value that does not follow the protocol."""
 
 
 @dataclass(frozen=True)
@@ -278,64 +271,3 @@ def _decode_array(body: dict[str, Any]) -> np.ndarray | ForeignArray:
     arr = arr.reshape(shape)
     arr.flags.writeable = False
     return arr if type_name == "numpy.ndarray" else ForeignArray(arr, type_name[:200])
-
-
-# ---- frames ------------------------------------------------------------------------
-
-def pack(message: Any) -> bytes:
-    body = json.dumps(message, separators=(",", ":")).encode("utf-8")
-    return _HEADER.pack(len(body)) + body
-
-
-def unpack_header(header: bytes) -> int:
-    (length,) = _HEADER.unpack(header)
-    if length > MAX_FRAME:
-        raise WireError(f"frame of {length} bytes exceeds the {MAX_FRAME} byte limit")
-    return length
-
-
-def parse(body: bytes) -> Any:
-    try:
-        return json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise WireError(f"malformed frame: {exc}") from exc
-
-
-HEADER_SIZE = _HEADER.size
-
-
-class Incoming:
-    """What has arrived on a stream socket and is not read yet: a frame read from it usually
-    costs one ``recv``, and the bytes after it wait here for the next one."""
-
-    def __init__(self) -> None:
-        self.pending = bytearray()
-
-    def take(self, size: int) -> bytes | None:
-        """The next ``size`` bytes, or None while fewer have arrived."""
-        if len(self.pending) < size:
-            return None
-        data = bytes(self.pending[:size])
-        del self.pending[:size]
-        return data
-
-    def ask(self, size: int) -> int:
-        """How much to ``recv`` towards ``size`` bytes: what is missing, within 64 KiB to 1 MiB."""
-        return max(min(size - len(self.pending), 1 << 20), 1 << 16)
-
-    def add(self, chunk: bytes) -> None:
-        self.pending += chunk
-
-    def receive(self, sock: socket.socket) -> Any:
-        """The next frame's message from the blocking stream socket ``sock``; None at its end."""
-        header = self._read(sock, HEADER_SIZE)
-        body = None if header is None else self._read(sock, unpack_header(header))
-        return None if body is None else parse(body)
-
-    def _read(self, sock: socket.socket, size: int) -> bytes | None:
-        while (data := self.take(size)) is None:
-            chunk = sock.recv(self.ask(size))
-            if not chunk:
-                return None
-            self.add(chunk)
-        return data

@@ -181,6 +181,20 @@ def test_a_notebook_over_the_size_limit_says_how_to_shrink_it(tmp_path: Path):
     assert why in (tmp_path / "out" / "feedback" / "big.md").read_text(encoding="utf-8")
 
 
+def test_a_progress_bar_shows_a_class_and_not_one_submission(tmp_path: Path):
+    for count in (1, 2):
+        for number in range(count):
+            student = tmp_path / f"class{count}" / f"s{number}"
+            student.mkdir(parents=True)
+            for notebook in ("attention_numpy", "attention_torch"):
+                shutil.copyfile(REFERENCE / f"{notebook}.py", student / f"{notebook}.py")
+    one = cli("grade", str(tmp_path / "class1"), "--out", str(tmp_path / "out1"))
+    two = cli("grade", str(tmp_path / "class2"), "--out", str(tmp_path / "out2"), "--jobs", "1")
+    assert one.returncode == two.returncode == 0, one.stderr + two.stderr
+    # One submission's summary follows at once: a bar would say nothing more.
+    assert "student/s" not in one.stderr and "2/2" in two.stderr
+
+
 def test_the_readme_gives_graders_the_cpu_build_of_torch_and_the_venvs_interpreter():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     assert "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu" in readme

@@ -8,9 +8,13 @@
       reference: ../../reference   # a package: the reference, one module per notebook
       catalogue: catalogue         # mutants/ and alternatives/ for the audit
       warm: [numpy, torch]         # what every sandbox has imported before the student's code
+      warm_for_students: [matplotlib]   # the same, but only students' code uses them
 
 The source notebooks released to students are ``<notebook>.ipynb`` beside the YAML, one per
 notebook of the YAML. The engine loads a bundle and knows nothing else of the assignment.
+
+A run reads the YAML alone first (``read_outline``): that is enough to start its workers,
+whose imports then overlap the import of the bundle's own code (``load_bundle``).
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ class Bundle:
     checks: Registry
     reference_dir: Path  # a package folder: <notebook>.py for each notebook
     catalogue_dir: Path
-    warm: tuple[str, ...]  # modules a sandbox imports before any student code
+    warm: tuple[str, ...]  # modules a sandbox imports before any student code, which the checks use too
+    warm_for_students: tuple[str, ...] = ()  # the same, for students' code only: no worker imports them
 
     @property
     def name(self) -> str:
@@ -63,20 +68,46 @@ def bundle_yaml(path: Path | str) -> Path:
     return path / YAML_NAME if path.is_dir() else path
 
 
-def load_bundle(path: Path | str) -> Bundle:
-    """Load and validate a bundle (its folder or its YAML); a ``ConfigError`` names the file and key."""
+@dataclass(frozen=True)
+class Outline:
+    """A bundle as its YAML alone says, none of its code imported: what a run needs to start
+    its workers (the notebooks, to count the class; the warm modules)."""
+
+    yaml_path: Path
+    raw: Any  # the YAML's document
+    assignment: Assignment  # its items' checks not yet matched with the checks package's
+    folders: dict[str, Path]
+    warm: tuple[str, ...]
+    warm_for_students: tuple[str, ...]
+
+
+def read_outline(path: Path | str) -> Outline:
+    """Read and validate a bundle's YAML (its folder or the YAML); a ``ConfigError`` names the
+    file and key."""
     yaml_path = bundle_yaml(path).resolve()
     raw = read_yaml(yaml_path)
-    parse_assignment(raw, yaml_path)  # the YAML's own mistakes first, before its checks are imported
-    folders, warm = _layout(raw.get("bundle", {}), yaml_path)
+    assignment = parse_assignment(raw, yaml_path)  # the YAML's own mistakes first, before its checks are imported
+    folders, warm, for_students = _layout(raw.get("bundle", {}), yaml_path)
+    return Outline(yaml_path, raw, assignment, folders, warm, for_students)
+
+
+def load_bundle(path: Path | str | Outline) -> Bundle:
+    """Load and validate a bundle (its folder, its YAML or its ``Outline``): its checks and
+    reference imported; a ``ConfigError`` names the file and key."""
+    outline = path if isinstance(path, Outline) else read_outline(path)
+    yaml_path, folders = outline.yaml_path, outline.folders
     _import_reference(folders["reference"], yaml_path)
     registry = _import_checks(folders["checks"], yaml_path)
-    assignment = parse_assignment(raw, yaml_path, registry.known())
-    return Bundle(yaml_path.parent, assignment, registry, folders["reference"], folders["catalogue"], warm)
+    assignment = parse_assignment(outline.raw, yaml_path, registry.known())
+    return Bundle(yaml_path.parent, assignment, registry, folders["reference"], folders["catalogue"], outline.warm,
+                  outline.warm_for_students)
 
 
-def _layout(section: Any, path: Path) -> tuple[dict[str, Path], tuple[str, ...]]:
-    """The ``bundle:`` section: its folders (resolved) and its warm modules."""
+_WARM_KEYS = ("warm", "warm_for_students")
+
+
+def _layout(section: Any, path: Path) -> tuple[dict[str, Path], tuple[str, ...], tuple[str, ...]]:
+    """The ``bundle:`` section: its folders (resolved) and its two lists of warm modules."""
 
     def fail(key: str, why: str) -> ConfigError:
         return ConfigError(f"{path}: bundle.{key}: {why}")
@@ -84,8 +115,8 @@ def _layout(section: Any, path: Path) -> tuple[dict[str, Path], tuple[str, ...]]
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: bundle: expected a mapping, got {type(section).__name__}")
     for key in section:
-        if key not in {*_LAYOUT_KEYS, "warm"}:
-            raise fail(str(key), f"unknown key (expected one of {sorted({*_LAYOUT_KEYS, 'warm'})})")
+        if key not in {*_LAYOUT_KEYS, *_WARM_KEYS}:
+            raise fail(str(key), f"unknown key (expected one of {sorted({*_LAYOUT_KEYS, *_WARM_KEYS})})")
     folders: dict[str, Path] = {}
     for key, default in _LAYOUT_KEYS.items():
         value = section.get(key, default)
@@ -95,10 +126,13 @@ def _layout(section: Any, path: Path) -> tuple[dict[str, Path], tuple[str, ...]]
         if key != "catalogue" and not folder.is_dir():  # a bundle without a catalogue has no entries
             raise fail(key, f"{folder} is not a folder")
         folders[key] = folder
-    warm = section.get("warm", [])
-    if not isinstance(warm, list) or not all(isinstance(m, str) and m for m in warm):
-        raise fail("warm", f"expected a list of module names, got {warm!r}")
-    return folders, tuple(warm)
+    warm: list[tuple[str, ...]] = []
+    for key in _WARM_KEYS:
+        modules = section.get(key, [])
+        if not isinstance(modules, list) or not all(isinstance(m, str) and m for m in modules):
+            raise fail(key, f"expected a list of module names, got {modules!r}")
+        warm.append(tuple(modules))
+    return folders, warm[0], warm[1]
 
 
 def _import_reference(folder: Path, path: Path) -> None:

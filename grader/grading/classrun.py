@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..assignment.bundle import Bundle, load_bundle
+from ..assignment.bundle import Bundle, Outline, load_bundle, read_outline
 from ..assignment.config import DEFAULT_ASSIGNMENT
 from ..extras import require_extra
 from ..lms.intake import LmsInfo, class_folder
@@ -29,16 +29,69 @@ from ..reporters import DEFAULT_REPORTERS, Stage, open_reporter, reporter_class
 from ..results import RunInfo, SubmissionResult, zero_submission
 from ..sandbox.policy import SCRATCH, Isolation, keep_from_same_uid
 from ..sandbox.spec import Hello
-from ..submissions.load import discover
+from ..submissions.load import ClassFolder, discover
 from ..summary import Summary, Tally
+from .job import Job, Pool
 from .limits import default_cpus, memory_warning
-from .pool import Pool, dask, local, start_local
 from .single import single
-from .worker import Job
 
 
 def _stderr(line: str) -> None:
     print(line, file=sys.stderr)
+
+
+@dataclass(frozen=True)
+class Workers:
+    """A run's workers, started (their imports maybe still under way)."""
+
+    pool: Pool
+    count: int
+    source: str  # what chose ``count``: --jobs, or the cores this process may use
+    scheduler: str  # where they run: "local", or a Dask scheduler's address
+
+
+@contextlib.contextmanager
+def start_workers(
+    bundle: Bundle | Outline,
+    students: int,
+    *,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    log: Callable[[str], None] = _stderr,
+) -> Iterator[Workers]:
+    """Start a run's workers (``jobs``, else the cores this process may use; never more than
+    ``students``) on this machine or a Dask ``scheduler``, with ``bundle``'s warm modules, and
+    return at once: their imports (seconds of torch) overlap whatever the caller does next,
+    until ``prepare_run``'s hello. Given an ``Outline``, they start before the bundle's own
+    code is imported. The workers end with the ``with``."""
+    if jobs is not None and jobs < 1:
+        raise ValueError(f"--jobs {jobs}: give 1 or more worker processes")
+    if jobs is None:
+        cpus = default_cpus()
+        jobs, source = cpus.count, cpus.source
+    else:
+        source = "--jobs"
+    jobs = min(jobs, max(1, students))  # no more workers start than students
+    if not scheduler:
+        warning = memory_warning(jobs)
+        if warning:
+            log(f"warning: {warning}")
+    if jobs == 1 and not scheduler:
+        # One worker (one student, Gradescope, a re-grade): forked by its zygote after the
+        # zygote's imports, so the machine imports torch once; no fork server.
+        pools = single(bundle.warm, bundle.warm_for_students)
+    else:
+        # Imported here: the pool's worker code imports numpy, which a run of one worker's
+        # main process imports only once its zygote has started.
+        from .pool import dask, local, start_local
+
+        if scheduler:
+            pools = dask(scheduler)
+        else:
+            start_local()  # the fork server, before the progress bar starts: its imports overlap the bar's
+            pools = local(jobs)
+    with pools as pool:
+        yield Workers(pool, jobs, source, scheduler or "local")
 
 
 @dataclass(frozen=True)
@@ -47,8 +100,7 @@ class Run:
 
     bundle: Bundle
     job: Job
-    pool: Pool
-    workers: int
+    workers: Workers
     isolation: Isolation  # one worker's zygote's record of its rung
 
 
@@ -61,6 +113,7 @@ def prepare_run(
     seed: int | None = None,
     jobs: int | None = None,
     scheduler: str | None = None,
+    workers: Workers | None = None,
     hidden: Sequence[Path] = (),
     examples: bool = False,
     diagnose: bool = True,
@@ -68,47 +121,29 @@ def prepare_run(
     progress: Callable[[int, int], None] | None = None,
 ) -> Iterator[Run]:
     """The setup every run shares, the class run's and the audit's: the seed (drawn unless
-    given), the workers (``jobs``, else the cores this process may use; never more than
-    ``students``) on this machine or a Dask ``scheduler``, warm, and the sandbox record of one
-    worker's zygote; the start-up line and any degraded rung's warnings go to ``log``.
-    ``hidden``: folders the sandboxes must not see besides ``class_dir`` (the run's outputs).
-    ``SandboxError`` where the zygote refuses. The workers end with the ``with``."""
-    if jobs is not None and jobs < 1:
-        raise ValueError(f"--jobs {jobs}: give 1 or more worker processes")
+    given), the ``workers`` (started here unless given: ``start_workers`` with ``jobs`` and
+    ``scheduler``), warm, and the sandbox record of one worker's zygote; the start-up line
+    and any degraded rung's warnings go to ``log``. ``hidden``: folders the sandboxes must
+    not see besides ``class_dir`` (the run's outputs). ``SandboxError`` where the zygote
+    refuses. Workers started here end with the ``with``."""
     seed = secrets.randbelow(2**31) if seed is None else seed
-    if jobs is None:
-        cpus = default_cpus()
-        jobs, source = cpus.count, cpus.source
-    else:
-        source = "--jobs"
-    jobs = min(jobs, max(1, students))  # no more workers start than students
-    if not scheduler:
-        warning = memory_warning(jobs)
-        if warning:
-            log(f"warning: {warning}")
     job = Job(str(bundle.assignment.path), seed, str(class_dir), tuple(str(p) for p in hidden), examples, diagnose)
-    if scheduler:
-        pools = dask(scheduler)
-    elif jobs > 1:
-        start_local()  # the fork server, before the progress bar starts: its imports overlap the bar's
-        pools = local(jobs)
-    else:
-        # One worker (one student, Gradescope, a re-grade): forked by its zygote after the
-        # zygote's imports, so the machine imports torch once; no fork server.
-        pools = single(bundle.warm)
-    with pools as pool:
-        if progress is not None and jobs > 1:
+    with contextlib.ExitStack() as stack:
+        if workers is None:
+            workers = stack.enter_context(start_workers(bundle, students, jobs=jobs, scheduler=scheduler, log=log))
+        count = workers.count
+        if progress is not None and count > 1:
             # Before the workers' start-up, which takes seconds. One worker (one student) shows
             # its first result instead: the bar's machinery is no part of its start-up.
             progress(0, students)
-        isolation = Hello.from_json(json.loads(pool.hello(job))).rung
+        isolation = Hello.from_json(json.loads(workers.pool.hello(job))).rung
         if isolation.degraded:
             keep_from_same_uid()  # this process writes the results
         for note in isolation.notes:
             log(f"warning: sandbox degraded: {note}")
         log(f"grading {students} submission{'s' * (students != 1)} with seed {seed} "
-            f"({jobs} worker{'s' * (jobs != 1)}: {source}; sandbox: {isolation.mode})")
-        yield Run(bundle, job, pool, jobs, isolation)
+            f"({count} worker{'s' * (count != 1)}: {workers.source}; sandbox: {isolation.mode})")
+        yield Run(bundle, job, workers, isolation)
 
 
 def grade(run: Run, submissions: Sequence[Path], log: Callable[[str], None] = _stderr) -> Iterator[SubmissionResult]:
@@ -117,7 +152,7 @@ def grade(run: Run, submissions: Sequence[Path], log: Callable[[str], None] = _s
     its pictures come with the result; with ``diagnose``, an item that lost points is
     explained by the catalogue's known mistakes (``grader.diagnosis``). A folder the grader
     itself fails on still gets a result (zero, saying so)."""
-    for folder, outcome in run.pool.grade(list(submissions), run.job) if submissions else ():
+    for folder, outcome in run.workers.pool.grade(list(submissions), run.job) if submissions else ():
         if isinstance(outcome, BaseException):
             log(f"error: the grader failed on {folder.name}: {type(outcome).__name__}: {outcome}")
             yield zero_submission(folder.name, run.bundle.assignment,
@@ -164,44 +199,48 @@ def grade_class(
     check_out_dir(out_dir)
     if scheduler:
         require_extra("distributed", "cluster", "--scheduler")
-    bundle = load_bundle(assignment_path)
+    # The YAML alone first: the workers start as soon as the class is counted, and their
+    # imports overlap the rest of this start (the bundle's checks, the reporters).
+    outline = read_outline(assignment_path)
     # An unknown name is a usage error before anything runs; a reporter that draws the public
     # examples says so by a true ``wants_examples``.
     chosen_classes = [reporter_class(name) for name in reporters]
     examples = any(getattr(cls, "wants_examples", False) for cls in chosen_classes)
-    with class_folder(class_dir, bundle.assignment.notebooks) as (folder, lms):
+    with class_folder(class_dir, outline.assignment.notebooks) as (folder, lms):
         # The download itself holds every student's work: no sandbox sees it either.
         # (A zip's folder, unless the sandboxes have a fresh one anyway: /tmp.)
         download = [class_dir if class_dir.is_dir() else class_dir.parent] if lms is not None else []
         download = [p for p in download if p not in (Path("/"), *SCRATCH)]
-        return _grade_class(bundle, class_dir, folder, lms, out_dir, seed=seed, jobs=jobs, scheduler=scheduler,
-                            reporters=reporters, reporter_options=reporter_options or {}, examples=examples,
-                            stages=stages, hide=[*hide, *download], progress=progress, diagnose=diagnose,
-                            log=log)
+        found = discover(folder, outline.assignment.name, outline.assignment.notebooks)
+        for skipped in found.skipped:
+            log(f"skipped {skipped}")
+        with start_workers(outline, len(found.students), jobs=jobs, scheduler=scheduler, log=log) as workers:
+            return _grade_class(load_bundle(outline), workers, class_dir, folder, found, lms, out_dir,
+                                reporters=reporters, reporter_options=reporter_options or {}, seed=seed,
+                                examples=examples, stages=stages, hide=[*hide, *download], progress=progress,
+                                diagnose=diagnose, log=log)
 
 
-def _grade_class(bundle: Bundle, download: Path, class_dir: Path, lms: LmsInfo | None, out_dir: Path, *,
-                 seed: int | None, jobs: int | None, scheduler: str | None, reporters: Sequence[str],
+def _grade_class(bundle: Bundle, workers: Workers, download: Path, class_dir: Path, found: ClassFolder,
+                 lms: LmsInfo | None, out_dir: Path, *, seed: int | None, reporters: Sequence[str],
                  reporter_options: Mapping[str, Mapping[str, Any]], examples: bool, stages: Sequence[Stage],
                  hide: Sequence[Path], progress: Callable[[int, int], None] | None, diagnose: bool,
                  log: Callable[[str], None]) -> RunOutcome:
-    """``grade_class`` on a class folder (``download``'s, or ``download`` itself)."""
-    found = discover(class_dir, bundle.assignment.name, bundle.assignment.notebooks)
+    """``grade_class`` on a class folder (``download``'s, or ``download`` itself) whose
+    ``found`` students ``workers`` grade."""
     folders = list(found.students)
-    for skipped in found.skipped:
-        log(f"skipped {skipped}")
     previous = read_previous(out_dir)
     started = time.perf_counter()
     tally = Tally(bundle.assignment)
     with staged(out_dir) as write_dir:
         # Opened first: a reporter's own input (the Canvas gradebook) is told before the workers start.
         chosen_outputs = [open_reporter(name, write_dir, **reporter_options.get(name, {})) for name in reporters]
-        with prepare_run(bundle, class_dir, len(folders), seed=seed, jobs=jobs, scheduler=scheduler,
+        with prepare_run(bundle, class_dir, len(folders), seed=seed, workers=workers,
                          hidden=(out_dir, write_dir, *hide), examples=examples, diagnose=diagnose, log=log,
                          progress=progress) as run:
             isolation = run.isolation
-            info = RunInfo(run.job.seed, str(bundle.assignment.path), str(download), __version__, run.workers,
-                           scheduler or "local", isolation.mode, isolation.namespaces, isolation.drop_uid,
+            info = RunInfo(run.job.seed, str(bundle.assignment.path), str(download), __version__, workers.count,
+                           workers.scheduler, isolation.mode, isolation.namespaces, isolation.drop_uid,
                            isolation.notes, time.strftime("%Y-%m-%dT%H:%M:%S%z"), lms)
             # The comparison closes first: its changes.csv is in the folder when the class report is written.
             comparison = None if previous is None else Comparison(previous, write_dir)

@@ -16,21 +16,10 @@ import threading
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from .worker import Job, grade_folder, hello, start_local_worker
-
-Outcome = tuple[Path, "str | BaseException"]  # the result as JSON text, or the grader's own failure
-
-
-class Pool(Protocol):
-    """Where a run's workers live. ``hello``: one worker's zygote's ``Hello`` as JSON (the
-    sandbox record the run reports; the worker is warm after it); ``grade``: (folder,
-    outcome) for every folder, in completion order."""
-
-    def hello(self, job: Job) -> str: ...
-
-    def grade(self, folders: list[Path], job: Job) -> Iterator[Outcome]: ...
+from .job import Job, Outcome, Pool
+from .worker import grade_folder, hello, start_local_worker
 
 
 class _Local:

@@ -23,16 +23,14 @@ import threading
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .. import wire
+from .. import frames
 from ..sandbox.spec import SandboxError
 from ..sandbox.zygotes import start_zygote
 from ..threads import PINNED
-from .worker import Job
+from .job import Job, Outcome, Pool
 
-if TYPE_CHECKING:  # not imported at run time: the worker needs none of the pool's machinery
-    from .pool import Outcome, Pool
 
 def _failure(name: str, message: str) -> Exception:
     """The worker's exception, as the pool's would arrive: its own type where this side knows it."""
@@ -46,11 +44,12 @@ def _failure(name: str, message: str) -> Exception:
 
 
 class _Single:
-    def __init__(self, warm: tuple[str, ...]) -> None:
+    def __init__(self, warm: tuple[str, ...], for_students: tuple[str, ...]) -> None:
         self.warm = warm
+        self.for_students = for_students
         self.job: Job | None = None
         self.channel: socket.socket | None = None
-        self.incoming = wire.Incoming()  # what the worker sent and was not read yet
+        self.incoming = frames.Incoming()  # what the worker sent and was not read yet
         self.process: subprocess.Popen[bytes] | None = None
         self._start()  # now: its imports overlap the rest of the run's start
 
@@ -62,7 +61,7 @@ class _Single:
         main = threading.current_thread() is threading.main_thread()
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if main else None
         try:
-            self.process = start_zygote(theirs, self.warm, worker=f"{__name__}:serve_worker")
+            self.process = start_zygote(theirs, self.warm, self.for_students, worker=f"{__name__}:serve_worker")
         finally:
             if previous is not None:
                 signal.pthread_sigmask(signal.SIG_SETMASK, previous)
@@ -71,8 +70,8 @@ class _Single:
         # Waits in the channel until the worker is forked: the zygote never reads it. (A zygote
         # gone already: the first request says so.)
         with contextlib.suppress(OSError):
-            ours.sendall(wire.pack({"environment": dict(os.environ), "cwd": os.getcwd()}))
-        self.incoming = wire.Incoming()
+            ours.sendall(frames.pack({"environment": dict(os.environ), "cwd": os.getcwd()}))
+        self.incoming = frames.Incoming()
 
     def _started(self, job: Job) -> socket.socket:
         """The channel to a worker for ``job`` (a new worker for another job)."""
@@ -86,7 +85,7 @@ class _Single:
     def _ask(self, request: dict[str, Any], job: Job) -> str:
         channel = self._started(job)
         try:
-            channel.sendall(wire.pack({**request, "job": asdict(job)}))
+            channel.sendall(frames.pack({**request, "job": asdict(job)}))
             reply = self.incoming.receive(channel)
         except OSError:
             reply = None
@@ -100,20 +99,31 @@ class _Single:
         return self._ask({"op": "hello"}, job)
 
     def grade(self, folders: list[Path], job: Job) -> Iterator[Outcome]:
-        for folder in folders:
+        for number, folder in enumerate(folders, start=1):
             try:
                 outcome: str | BaseException = self._ask({"op": "grade", "folder": str(folder)}, job)
             except Exception as exc:  # the grader's own failure: the student still gets a row
                 outcome = exc
+            if number == len(folders):
+                # The last one is graded: the worker and its zygote end (about 30 ms) while the
+                # caller writes the outputs. (Another call would start a new worker.)
+                self._end_channel()
             yield folder, outcome
 
-    def close(self, finished: bool) -> None:
-        """The worker ends at the end of its channel (ending its zygote, which ends its
-        sandboxes), interrupted or not; the zygote reaps it and exits."""
+    def _end_channel(self) -> None:
         if self.channel is not None:
             self.channel.close()
             self.channel = None
+
+    def close(self, finished: bool) -> None:
+        """The worker ends at the end of its channel (ending its zygote, which ends its
+        sandboxes), interrupted or not; the zygote reaps it and exits. A zygote asked nothing
+        yet (the run failed before its hello: a bundle's checks that do not import) has no
+        sandbox, and is not waited for: it may be seconds into its imports."""
+        self._end_channel()
         if self.process is not None:
+            if self.job is None:
+                self.process.kill()
             try:
                 self.process.wait(timeout=15 if finished else 5)
             except subprocess.TimeoutExpired:
@@ -123,9 +133,10 @@ class _Single:
 
 
 @contextlib.contextmanager
-def single(warm: tuple[str, ...]) -> Iterator[Pool]:
-    """One worker, forked by its zygote, which imports the bundle's ``warm`` modules."""
-    pool = _Single(warm)
+def single(warm: tuple[str, ...], for_students: tuple[str, ...] = ()) -> Iterator[Pool]:
+    """One worker, forked by its zygote once the zygote has imported the bundle's ``warm``
+    modules, and while it imports its ``warm_for_students``."""
+    pool = _Single(warm, for_students)
     finished = False
     try:
         yield pool
@@ -142,7 +153,7 @@ def serve_worker(control: socket.socket, channel: socket.socket) -> int:
     from ..sandbox.zygotes import ParentZygote
     from .worker import _local, grade_folder, hello, open_state
 
-    incoming = wire.Incoming()
+    incoming = frames.Incoming()
     start = incoming.receive(channel)
     if start is None:
         return 0
@@ -165,7 +176,7 @@ def serve_worker(control: socket.socket, channel: socket.socket) -> int:
             reply = {"ok": hello(job) if request["op"] == "hello" else grade_folder(request["folder"], job)}
         except Exception as exc:
             reply = {"error": [type(exc).__name__, str(exc)]}
-        channel.sendall(wire.pack(reply))
+        channel.sendall(frames.pack(reply))
 
 
 def _end_with(channel: socket.socket) -> None:

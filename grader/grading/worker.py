@@ -29,20 +29,8 @@ from ..sandbox.spec import SandboxError
 from ..sandbox.zygotes import Zygote
 from ..submissions.load import SourceFile, load_submission
 from ..threads import PINNED, pin_torch
+from .job import Job
 from .submission import grade_submission
-
-
-@dataclass(frozen=True)
-class Job:
-    """What every worker needs to grade any folder of the run (sent with each folder: it is small,
-    and a worker sets itself up again only when it changes)."""
-
-    bundle_path: str
-    seed: int
-    class_dir: str
-    hidden: tuple[str, ...]  # folders no sandbox may see besides the class: the outputs, a course
-    examples: bool = False  # run each item's public example too, for a reporter's pictures
-    diagnose: bool = True  # name the known mistakes that explain an item's lost points
 
 
 @dataclass
@@ -77,11 +65,11 @@ def _state(job: Job) -> _WorkerState:
             _zygotes.discard(state.zygote)
             state.zygote.close()
         # The zygote's imports (seconds of torch) overlap this worker's own: the packages of
-        # the warm modules, which its checks use (not matplotlib.pyplot, say, which only
-        # students' code does). The reference's results are computed when a check first asks,
-        # and memoised for the run.
+        # the warm modules, which its checks use (not the bundle's ``warm_for_students``, which
+        # only students' code does). The reference's results are computed when a check first
+        # asks, and memoised for the run.
         bundle = load_bundle(job.bundle_path)
-        zygote = Zygote(bundle.warm, wait=False)
+        zygote = Zygote(bundle.warm, bundle.warm_for_students, wait=False)
         _zygotes.add(zygote)
         state = open_state(job, bundle, zygote)
     return state

@@ -12,7 +12,7 @@ import threading
 import time
 from typing import Any
 
-from .. import wire
+from .. import frames, wire
 from ..submissions.load import SourceFile
 from . import serve
 from .protocol import ItemOutput, ItemTimeout, LoadOutcome
@@ -53,7 +53,7 @@ class InProcessRunner:
             reply = serve.handle(message.to_json(), self.namespace)
         else:
             reply = self._timed(message)
-        return wire.parse(wire.pack(reply)[wire.HEADER_SIZE:])
+        return frames.parse(frames.pack(reply)[frames.HEADER_SIZE:])
 
     def _timed(self, message: wire.Request) -> Any:
         assert self.seconds is not None

@@ -6,7 +6,7 @@ import os
 import socket
 from typing import Any
 
-from .. import wire
+from .. import frames
 
 
 class Channel:
@@ -21,7 +21,7 @@ class Channel:
 
     def __init__(self, sock: socket.socket):
         self.sock = sock
-        self.arrived = wire.Incoming()
+        self.arrived = frames.Incoming()
         self.owner = os.getpid()
         self.answering = 0
 
@@ -31,7 +31,7 @@ class Channel:
 
     def send(self, message: Any) -> None:
         self._mine()
-        self.sock.sendall(wire.pack([self.answering, message]))
+        self.sock.sendall(frames.pack([self.answering, message]))
 
     def receive(self) -> Any:
         self._mine()

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
-from .. import wire
+from .. import frames, wire
 from ..assignment.config import Limits
 from ..runners.protocol import ItemOutput, ItemTimeout, LoadOutcome, RunnerLost
 from ..submissions.load import SourceFile
@@ -87,7 +87,7 @@ class SandboxRunner:
             self.alive = True
             self.lost = None
             self.out_open = True
-            self.arrived = wire.Incoming()
+            self.arrived = frames.Incoming()
             self.sequence = 0
             self.pid, self.sock, self.out = self.zygote.spawn(self.spec)
             report, stuck = self._load(self.source, load_deadline)
@@ -220,7 +220,7 @@ class SandboxRunner:
         """A request, numbered: every frame of its answer carries the number back."""
         self.sequence += 1
         try:
-            self.sock.sendall(wire.pack([self.sequence, message]))
+            self.sock.sendall(frames.pack([self.sequence, message]))
         except OSError:
             self._died()
 
@@ -229,14 +229,14 @@ class SandboxRunner:
         one is skipped: a process the student's code forked holds a copy of the socket, and
         whatever it writes must never pass for the answer to another call."""
         while True:
-            header = self._read(wire.HEADER_SIZE)
+            header = self._read(frames.HEADER_SIZE)
             try:
-                length = wire.unpack_header(header)
-            except wire.WireError as exc:
+                length = frames.unpack_header(header)
+            except frames.WireError as exc:
                 self._lose(f"the sandbox sent a malformed reply ({exc})")
             body = self._read(length)
             try:
-                frame = wire.parse(body)
+                frame = frames.parse(body)
             except (ValueError, RecursionError) as exc:  # WireError, too-long ints, deep nesting
                 self._lose(f"the sandbox sent a malformed reply ({type(exc).__name__})")
             if type(frame) is not list or len(frame) != 2 or type(frame[0]) is not int \

@@ -13,6 +13,9 @@ from typing import Any
 
 from .policy import Isolation
 
+# On the zygote's command line (``zygotes.start_zygote``): the warm modules after it are students' alone.
+FOR_STUDENTS = "--for-students"
+
 
 class SandboxError(RuntimeError):
     """The zygote could not be started, stopped answering, or refuses to fork sandboxes."""

@@ -15,7 +15,7 @@ from typing import Any
 from ..threads import PINNED
 from .paths import PROJECT_ROOT
 from .policy import MODE_VARIABLE, Isolation, alone_in_namespace, keep_from_same_uid
-from .spec import Hello, SandboxError, SandboxRequest
+from .spec import FOR_STUDENTS, Hello, SandboxError, SandboxRequest
 
 _ZYGOTE_ENVIRONMENT = {"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "PYTHONPATH",
                        "PYTHONHOME", "PYTHONNOUSERSITE", "PYTHONDONTWRITEBYTECODE", "VIRTUAL_ENV",
@@ -24,15 +24,16 @@ _ZYGOTE_ENVIRONMENT = {"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "
 
 class Zygote:
     """A warm process that forks sandboxes; one per worker, one sandbox at a time.
-    ``warm``: the modules it imports first (the bundle's list), which every sandbox then has.
+    ``warm``, ``for_students``: the modules it imports first (the bundle's lists), which every
+    sandbox then has.
 
     With ``wait=False`` the constructor returns as soon as the process is started, and its
     imports (seconds of torch) overlap the caller's own work until the first use, or
     ``ready()``, waits for its hello."""
 
-    def __init__(self, warm: tuple[str, ...] = (), *, wait: bool = True) -> None:
+    def __init__(self, warm: tuple[str, ...] = (), for_students: tuple[str, ...] = (), *, wait: bool = True) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.process = start_zygote(theirs, warm)
+        self.process = start_zygote(theirs, warm, for_students)
         theirs.close()
         self.control = ours
         self._hello: Hello | None = None
@@ -124,11 +125,11 @@ class Zygote:
             self.process.wait()
 
 
-def start_zygote(theirs: socket.socket, warm: tuple[str, ...], *, worker: str | None = None
-                 ) -> subprocess.Popen[bytes]:
+def start_zygote(theirs: socket.socket, warm: tuple[str, ...], for_students: tuple[str, ...] = (), *,
+                 worker: str | None = None) -> subprocess.Popen[bytes]:
     """``python -m grader.sandbox.zygote``, fresh, with ``theirs`` as its control socket (or,
-    with ``worker``, ``MODULE:FUNCTION``, as the channel of the trusted worker it forks and
-    that function runs: ``grader.grading.single``)."""
+    with ``worker``, ``MODULE:FUNCTION``, as the channel of the trusted worker it forks, after
+    ``warm`` and before ``for_students``, and that function runs: ``grader.grading.single``)."""
     # Only what the interpreter needs: a sandbox can read its zygote's environment
     # (/proc/self/environ), so the worker's own (tokens, paths) must not go there.
     env = {k: v for k, v in os.environ.items() if k in _ZYGOTE_ENVIRONMENT}
@@ -136,10 +137,9 @@ def start_zygote(theirs: socket.socket, warm: tuple[str, ...], *, worker: str | 
                     filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))})
     # cwd: ``-m`` puts the working folder first on the path, and the grader may be run
     # from anywhere (a class folder, another checkout): the zygote must import this grader.
-    return subprocess.Popen(
-        [sys.executable, "-m", "grader.sandbox.zygote", *(["--worker", worker] if worker else []), str(theirs.fileno()),
-         *warm], stdin=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), env=env, cwd=PROJECT_ROOT,
-    )
+    command = [sys.executable, "-m", "grader.sandbox.zygote", *(["--worker", worker] if worker else []),
+               str(theirs.fileno()), *warm, *([FOR_STUDENTS, *for_students] if for_students else [])]
+    return subprocess.Popen(command, stdin=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), env=env, cwd=PROJECT_ROOT)
 
 
 class ParentZygote(Zygote):

@@ -262,11 +262,12 @@ def build_check_py(bundle: Bundle) -> str:
     """The text of ``check.py`` for ``bundle``; ``GenerationError`` if it cannot be built."""
     registry_module = _registry_module(bundle)
     collector = _Collector(engine=("grader", registry_module), private=(bundle.reference_dir.name,))
+    warm = (*bundle.warm, *bundle.warm_for_students)
     spec: dict[str, Any] = {"assignment": bundle.name, "seed": SEED,
                             "load_seconds": bundle.assignment.limits.load_seconds,
                             "item_seconds": bundle.assignment.limits.item_seconds,
                             # modules the notebooks need: one missing makes a notebook uncheckable
-                            "modules": sorted({name.split(".")[0] for name in bundle.warm}),
+                            "modules": sorted({name.split(".")[0] for name in warm}),
                             "notebooks": {}}
     table: list[tuple[str, str, str]] = []
     for item in bundle.assignment.items:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.assignment.bundle import load_bundle
+from grader.assignment.bundle import load_bundle, read_outline
 from grader.assignment.config import DEFAULT_ASSIGNMENT, ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -184,6 +184,7 @@ def test_each_bundle_has_its_own_registry(toy: Path):
         (lambda d: d["bundle"].update(checks="nowhere"), "bundle.checks: "),
         (lambda d: d["bundle"].update(reference="checks/__pycache__"), "bundle.reference: "),
         (lambda d: d["bundle"].update(warm="numpy"), "bundle.warm: expected a list of module names"),
+        (lambda d: d["bundle"].update(warm_for_students=[""]), "bundle.warm_for_students: expected a list of module"),
         (lambda d: d["items"]["relu"]["checks"].update(made_up=1), "items.relu.checks.made_up: unknown check"),
     ],
 )
@@ -196,6 +197,28 @@ def test_bundle_errors_name_the_file_and_the_key(toy: Path, tmp_path: Path, edit
     with pytest.raises(ConfigError) as info:
         load_bundle(path)
     assert str(info.value).startswith(f"{path}: {message}"), info.value
+
+
+def test_the_outline_reads_the_yaml_alone_and_the_bundle_completes_it(toy: Path, tmp_path: Path):
+    write(tmp_path / "unread" / "__init__.py", "raise RuntimeError('imported')\n")
+    raw = yaml.safe_load((toy / "assignment.yaml").read_text(encoding="utf-8"))
+    raw["bundle"] = {**raw["bundle"], "checks": "unread", "reference": str(toy / "toyref"),
+                     "warm_for_students": ["json"]}
+    write(tmp_path / "assignment.yaml", yaml.safe_dump(raw))
+    outline = read_outline(tmp_path)  # its checks not imported
+    assert (outline.assignment.notebooks, outline.warm, outline.warm_for_students) == (("toy_nb",), ("numpy",),
+                                                                                      ("json",))
+    with pytest.raises(ConfigError, match="bundle.checks: importing .* failed: RuntimeError: imported"):
+        load_bundle(outline)
+    raw["bundle"]["checks"] = str(toy / "checks")
+    raw["items"]["relu"]["checks"]["made_up"] = 1  # only the checks package can say so
+    write(tmp_path / "assignment.yaml", yaml.safe_dump(raw))
+    with pytest.raises(ConfigError, match="items.relu.checks.made_up: unknown check"):
+        load_bundle(read_outline(tmp_path))
+    del raw["items"]["relu"]["checks"]["made_up"]
+    write(tmp_path / "assignment.yaml", yaml.safe_dump(raw))
+    bundle = load_bundle(read_outline(tmp_path / "assignment.yaml"))
+    assert (bundle.warm, bundle.warm_for_students) == (("numpy",), ("json",))
 
 
 def test_checks_without_a_registry_are_a_clear_error(toy: Path, tmp_path: Path):

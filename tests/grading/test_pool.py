@@ -164,7 +164,8 @@ def test_a_local_worker_runs_one_thread_and_sees_the_callers_environment_of_now(
     """The fork server keeps the environment of its start (an earlier run's, in a long-lived
     process): the worker takes the caller's as it is at this run, with the threads pinned."""
     torch = pytest.importorskip("torch")
-    from grader.grading.worker import Job, start_local_worker
+    from grader.grading.job import Job
+    from grader.grading.worker import start_local_worker
 
     context = pool._context()
     forkserver.ensure_running()  # started before the caller's environment changes

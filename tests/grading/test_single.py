@@ -16,8 +16,8 @@ import yaml
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.grading.job import Job
 from grader.grading.single import single
-from grader.grading.worker import Job
 
 pytest.importorskip("torch")
 
@@ -90,20 +90,25 @@ def test_the_worker_grades_and_its_zygote_holds_nothing_of_it(tmp_path, monkeypa
     assert checks and reference
     markers = [secret.encode(), checks.splitlines()[0].encode(), reference.splitlines()[0].encode()]
     job = Job(str(private_bundle(tmp_path)), 3, str(class_dir), (str(tmp_path / "out"),))
-    with single(BUNDLE.warm) as pool:
+    with single(BUNDLE.warm, BUNDLE.warm_for_students) as pool:
         assert json.loads(pool.hello(job))["refused"] is None
-        results = {folder.name: outcome for folder, outcome in pool.grade(folders, job)}
-        assert all(isinstance(r, str) for r in results.values()), results
-        scores = {name: json.loads(text)["score"] for name, text in results.items()}
-        assert scores["ada"] == scores["lingers"] == BUNDLE.assignment.max_score  # graded after a sweep
+        graded = pool.grade(folders, job)
+        results = {folder.name: outcome for folder, outcome in [next(graded)]}  # the worker lives on: one more
         zygote = pool.process.pid  # type: ignore[attr-defined]
         (worker,) = [p for p in children(zygote)]  # no sandbox is left, and no process of one
         try:
             in_worker = memory_holds(worker, markers)
             in_zygote = memory_holds(zygote, markers)
+            mapped = {pid: "/matplotlib/" in Path(f"/proc/{pid}/maps").read_text() for pid in (worker, zygote)}
         except PermissionError:  # a degraded rung: the worker and its zygote cannot be traced
             pytest.skip("the processes' memory cannot be read here")
+        results.update((folder.name, outcome) for folder, outcome in graded)
+        assert all(isinstance(r, str) for r in results.values()), results
+        scores = {name: json.loads(text)["score"] for name, text in results.items()}
+        assert scores["ada"] == scores["lingers"] == BUNDLE.assignment.max_score  # graded after a sweep
     assert in_worker == set(markers)  # the test can see them where they are
     assert in_zygote == set()
+    # The worker was forked before the students' own warm modules, which no check needs.
+    assert mapped == {worker: False, zygote: True}
     assert not pool.process  # type: ignore[attr-defined]
     assert not Path(f"/proc/{worker}").exists() and not Path(f"/proc/{zygote}").exists()

@@ -35,12 +35,12 @@ import yaml
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, parse_assignment, read_yaml
+from grader.frames import MAX_FRAME
 from grader.grading.submission import run_item
 from grader.runners.inprocess import InProcessRunner
 from grader.sandbox.paths import PROJECT_ROOT
 from grader.sandbox.policy import DEGRADED, probe
 from grader.submissions.load import Cell, SourceFile
-from grader.wire import MAX_FRAME
 
 # The expected grades cover the torch notebook too.
 pytest.importorskip("torch")

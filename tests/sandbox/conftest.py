@@ -34,7 +34,8 @@ def zygote() -> Iterator[Zygote]:
     os.environ[SECRET] = "hunter2"  # must not reach the sandbox's environment
     saved = os.environ.pop(MODE_VARIABLE, None)
     try:
-        z = Zygote(load_bundle(DEFAULT_ASSIGNMENT).warm)  # warm as when grading the attention bundle
+        bundle = load_bundle(DEFAULT_ASSIGNMENT)
+        z = Zygote(bundle.warm, bundle.warm_for_students)  # warm as when grading the attention bundle
     finally:
         del os.environ[SECRET]
         if saved is not None:

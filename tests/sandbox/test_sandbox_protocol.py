@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from sandbox_support import needs_namespaces
 
-from grader import wire
+from grader import frames
 from grader.runners.protocol import RunnerLost
 
 pytestmark = pytest.mark.timeout(120)
@@ -84,7 +84,7 @@ def echo(x):
 @pytest.fixture
 def box(box_factory):
     needs_namespaces()
-    return box_factory(ABUSE.replace("MAX_FRAME", str(wire.MAX_FRAME)))
+    return box_factory(ABUSE.replace("MAX_FRAME", str(frames.MAX_FRAME)))
 
 
 def test_closing_the_channel_loses_the_call(box):

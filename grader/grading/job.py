@@ -1,0 +1,35 @@
+"""What a run's workers are given, and what holds them: import-light, so that a run's main
+process can start its workers before it imports anything heavy (``grader.grading.classrun``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Job:
+    """What every worker needs to grade any folder of the run (sent with each folder: it is small,
+    and a worker sets itself up again only when it changes)."""
+
+    bundle_path: str
+    seed: int
+    class_dir: str
+    hidden: tuple[str, ...]  # folders no sandbox may see besides the class: the outputs, a course
+    examples: bool = False  # run each item's public example too, for a reporter's pictures
+    diagnose: bool = True  # name the known mistakes that explain an item's lost points
+
+
+Outcome = tuple[Path, "str | BaseException"]  # the result as JSON text, or the grader's own failure
+
+
+class Pool(Protocol):
+    """Where a run's workers live. ``hello``: one worker's zygote's ``Hello`` as JSON (the
+    sandbox record the run reports; the worker is warm after it); ``grade``: (folder,
+    outcome) for every folder, in completion order."""
+
+    def hello(self, job: Job) -> str: ...
+
+    def grade(self, folders: list[Path], job: Job) -> Iterator[Outcome]: ...

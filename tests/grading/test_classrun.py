@@ -1,0 +1,82 @@
+"""A class run's start: its workers start from the bundle's YAML alone, before the bundle's
+own code is imported, so that their imports (seconds of torch) overlap the rest."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT, ConfigError
+from grader.grading import classrun
+
+BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+REFERENCE = Path(__file__).resolve().parents[2] / "reference"
+
+
+class Stop(Exception):
+    """Ends the run at its hello: what came before it is what the test looks at."""
+
+
+def one_student(tmp_path: Path) -> Path:
+    folder = tmp_path / "class" / "ada"
+    folder.mkdir(parents=True)
+    for notebook in BUNDLE.assignment.notebooks:
+        shutil.copyfile(REFERENCE / f"{notebook}.py", folder / f"{notebook}.py")
+    return folder.parent
+
+
+def test_the_workers_start_before_the_bundles_checks_are_imported(tmp_path, monkeypatch):
+    events: list[object] = []
+
+    class Pool:
+        def hello(self, job: object) -> str:
+            raise Stop
+
+    @contextlib.contextmanager
+    def single(warm: tuple[str, ...], for_students: tuple[str, ...]) -> Iterator[Pool]:
+        events.append(("workers", warm, for_students))
+        yield Pool()
+
+    def load(path: object) -> object:
+        events.append("checks")
+        return load_bundle(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(classrun, "single", single)
+    monkeypatch.setattr(classrun, "load_bundle", load)
+    with pytest.raises(Stop):
+        classrun.grade_class(one_student(tmp_path), tmp_path / "out", log=lambda line: None)
+    assert events == [("workers", BUNDLE.warm, BUNDLE.warm_for_students), "checks"]
+
+
+def test_checks_that_do_not_import_end_the_started_zygote_without_waiting_for_it(tmp_path, monkeypatch):
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "__init__.py").write_text("raise RuntimeError('no checks today')\n")
+    config = yaml.safe_load(BUNDLE.assignment.path.read_text(encoding="utf-8"))
+    config["bundle"].update(checks=str(broken), reference=str(BUNDLE.reference_dir),
+                            catalogue=str(BUNDLE.catalogue_dir))
+    (tmp_path / "assignment.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    started = []
+    real = classrun.single
+
+    @contextlib.contextmanager
+    def single(warm: tuple[str, ...], for_students: tuple[str, ...]) -> Iterator[object]:
+        with real(warm, for_students) as pool:
+            started.append(pool.process)  # type: ignore[attr-defined]
+            yield pool
+
+    monkeypatch.setattr(classrun, "single", single)
+    with pytest.raises(ConfigError, match="bundle.checks: importing .* failed: RuntimeError: no checks today"):
+        classrun.grade_class(one_student(tmp_path), tmp_path / "out", assignment_path=tmp_path,
+                             log=lambda line: None)
+    (zygote,) = started
+    # Asked nothing, it held no sandbox: it was ended, not waited for through its imports.
+    assert zygote.returncode == -signal.SIGKILL
+    assert not (tmp_path / "out").exists()
