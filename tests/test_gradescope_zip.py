@@ -24,7 +24,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from cgroup_support import NoCgroup, limited
-from test_reporter_gradescope import GRADESCOPE
+from gradescope_support import GRADESCOPE
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT, parse_assignment, read_yaml

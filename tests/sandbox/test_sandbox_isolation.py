@@ -4,6 +4,7 @@ no way to signal the grader; results come back only over the grader's channel.""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import select
 import socket
@@ -221,7 +222,9 @@ def test_results_come_only_over_the_channel(box):
 
 def test_the_warm_modules_are_there_before_the_students_code_and_out_of_the_collectors_reach(box):
     # Frozen: a collection in the sandbox walks none of them (and so copies none of their pages).
-    assert box.call("warm_state") == ([True, True, True], True)
+    # (An environment without torch skips it: its items fail with an ImportError.)
+    installed = [importlib.util.find_spec(name) is not None for name in ("numpy", "torch", "matplotlib")]
+    assert box.call("warm_state") == (installed, True)
 
 
 def test_a_raised_error_comes_back_as_data(box):
