@@ -73,6 +73,12 @@ def sources() -> dict[str, nbformat.NotebookNode]:
     return {name: load(SOURCE_DIR / name) for name in NOTEBOOKS}
 
 
+def marked_lines(sources: dict, begin: str, end: str) -> list[str]:
+    """Every non-blank stripped line of the source notebooks' ``begin`` ... ``end`` regions."""
+    return [line.strip() for nb in sources.values() for cell in nb.cells
+            for line in region_lines(cell.source, begin, end) if line.strip()]
+
+
 def released_lines(released: dict[str, Path]) -> set[str]:
     """Every stripped line of every cell of both released notebooks."""
     lines = set()
@@ -111,13 +117,7 @@ def test_every_graded_item_has_a_solution_and_a_test_cell_with_its_points(source
 
 def test_no_solution_line_survives(sources, released):
     survivors = released_lines(released)
-    regions = [
-        line.strip()
-        for nb in sources.values()
-        for cell in nb.cells
-        for line in region_lines(cell.source, "BEGIN SOLUTION", "END SOLUTION")
-        if line.strip()
-    ]
+    regions = marked_lines(sources, "BEGIN SOLUTION", "END SOLUTION")
     assert len(regions) > 50, "the source notebooks should hold the solutions"
     leaked = sorted({line for line in regions if line in survivors})
     assert not leaked, f"solution lines in the release: {leaked}"
@@ -125,13 +125,7 @@ def test_no_solution_line_survives(sources, released):
 
 def test_no_hidden_test_line_survives(sources, released):
     survivors = released_lines(released)
-    hidden = [
-        line.strip()
-        for nb in sources.values()
-        for cell in nb.cells
-        for line in region_lines(cell.source, "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
-        if line.strip()
-    ]
+    hidden = marked_lines(sources, "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
     assert hidden, "the source notebooks should hold hidden tests"
     leaked = sorted({line for line in hidden if line in survivors})
     assert not leaked, f"hidden-test lines in the release: {leaked}"
