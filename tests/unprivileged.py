@@ -36,6 +36,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_ROOT))
 
 from grader.sandbox.policy import MODE_VARIABLE, bridge_dirs, outermost  # noqa: E402
+from grader.sandbox.zygote import SANDBOX_UID_BASE  # noqa: E402
 
 CLONE_NEWNS = 0x00020000
 MS_BIND, MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV = 0x1000, 0x4000, 0x40000, 0x2, 0x4
@@ -79,7 +80,7 @@ def open_the_way(keep: list[Path]) -> None:
 
 def fresh_uid() -> int:
     """A uid no account and no process has (the range stays clear of the sandboxes' own
-    uids, 200000 + a zygote's pid)."""
+    uids, SANDBOX_UID_BASE + a zygote's pid)."""
     taken = {int(line.split(":")[2]) for line in Path("/etc/passwd").read_text().splitlines()
              if line.count(":") >= 2}
     for entry in os.listdir("/proc"):
@@ -87,7 +88,7 @@ def fresh_uid() -> int:
             taken.add(os.stat(f"/proc/{entry}").st_uid)
         except (OSError, ValueError):
             pass
-    return next(uid for uid in range(100000 + os.getpid() % 50000, 200000) if uid not in taken)
+    return next(uid for uid in range(100000 + os.getpid() % 50000, SANDBOX_UID_BASE) if uid not in taken)
 
 
 def main() -> int:

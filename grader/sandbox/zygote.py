@@ -30,6 +30,9 @@ from . import trusted
 from .policy import CLONE_NEWUSER, NAMESPACES, imports_refused, keep_from_same_uid, probe
 from .spec import FOR_STUDENTS, ChildSpec, Hello, SandboxRequest
 
+# Under root, each zygote's sandboxes run as SANDBOX_UID_BASE + its pid: above every uid that
+# tests/unprivileged.py or a distribution hands out, so a process of such a uid is a sandbox's.
+SANDBOX_UID_BASE = 200000
 _SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
 
 
@@ -121,7 +124,7 @@ def main(control_fd: int, warm: list[str], for_students: list[str], worker: str 
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     # A uid of its own (rlimits on processes are per uid, and kill(-1) as this uid reaches
     # only this zygote's sandboxes, one at a time); distinct for every live zygote.
-    uid = 200000 + os.getpid()
+    uid = SANDBOX_UID_BASE + os.getpid()
     try:
         isolation = probe()
     except ValueError as exc:  # a forced rung this host cannot give

@@ -40,6 +40,7 @@ from grader.grading.submission import run_item
 from grader.runners.inprocess import InProcessRunner
 from grader.sandbox.paths import PROJECT_ROOT
 from grader.sandbox.policy import DEGRADED, probe
+from grader.sandbox.zygote import SANDBOX_UID_BASE
 from grader.submissions.load import Cell, SourceFile
 
 # The expected grades cover the torch notebook too.
@@ -435,10 +436,11 @@ THREADS_LEFT = """
 import threading as _threading, time as _time
 _softmax_of_reference = softmax
 _started = []
+_struck = _threading.Event()
 
 def _saboteur():
-    _time.sleep(0.3)
     globals()["causal_mask"] = lambda seq_len: None
+    _struck.set()
     while True:
         print("still here")
         _time.sleep(0.05)
@@ -447,7 +449,7 @@ def softmax(x, axis=-1):
     if not _started:
         _started.append(_threading.Thread(target=_saboteur, daemon=True))
         _started[0].start()
-        _started[0].join(0.35)  # the saboteur has struck before softmax's item ends
+        _struck.wait()  # the saboteur has struck before softmax's item ends, however loaded the host
     return _softmax_of_reference(x, axis)
 """
 
@@ -633,7 +635,7 @@ class Run:
     results: dict[str, Any]  # student -> its results.json entry
     run: dict[str, Any]  # results.json's "run"
     leftovers: list[str]  # hostile processes alive right after the run
-    strays: list[tuple[int, str]] = field(default_factory=list)  # new processes of this uid after both runs
+    strays: list[tuple[int, str]] = field(default_factory=list)  # new processes of sandbox uids after both runs
 
 
 @dataclass
@@ -674,12 +676,18 @@ def digest(folder: Path) -> str:
     return h.hexdigest()
 
 
-def processes_of_this_uid() -> set[int]:
-    """Live processes of this test's uid (an ordinary user's sandboxes share it outside root)."""
+def sandbox_uid(uid: int) -> bool:
+    """Whether a process of ``uid`` may be one of this test's sandboxes: under root they run
+    as uids of their own (SANDBOX_UID_BASE + a zygote's pid); an ordinary user's share its uid."""
+    return uid >= SANDBOX_UID_BASE or (uid == os.getuid() != 0)
+
+
+def processes_of_sandbox_uids() -> set[int]:
+    """Live processes whose uid a sandbox of this test may have, whoever runs the test."""
     found = set()
     for entry in os.listdir("/proc"):
         try:
-            if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == os.getuid():
+            if entry.isdigit() and sandbox_uid(os.stat(f"/proc/{entry}").st_uid):
                 status = Path(f"/proc/{entry}/status").read_text()
                 state = [line for line in status.splitlines() if line.startswith("State:")]
                 if state and state[0].split()[1] not in "ZX":
@@ -791,7 +799,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory, ends_within: Callable[[int,
     write_class(hostile_class, {**HONEST, **HOSTILE}, paths)
     write_class(honest_class, HONEST, paths)
     before = digest(hostile_class)
-    ours = processes_of_this_uid()
+    ours = processes_of_sandbox_uids()
     # Both runs at once (each spends seconds importing torch); the honest one is the control.
     hostile_run = start(hostile_class, out, assignment_path)
     honest_run = start(honest_class, honest_out, assignment_path)
@@ -800,14 +808,13 @@ def corpus(tmp_path_factory: pytest.TempPathFactory, ends_within: Callable[[int,
         pending = bool(select.select([listener], [], [], 0)[0])
         listener.close()
         honest = finish(honest_run, honest_out)
-        if os.geteuid() != 0:  # root's sandboxes run as uids of their own: leftovers covers them
-            # A run's own helpers, multiprocessing's resource tracker and the pool's fork
-            # server, end by themselves just after its main process (at the end of a pipe
-            # from it): they are waited for. A process that is gone or exiting (no command
-            # line left) by the time it is read is no stray either.
-            hostile.strays = [(pid, line) for pid in sorted(processes_of_this_uid() - ours)
-                              if (line := _cmdline(pid)).strip() not in ("", "(ended)")
-                              and not (_is_run_helper(line) and ends_within(pid, 30))]
+        # A run's own helpers, multiprocessing's resource tracker and the pool's fork server
+        # (an ordinary user's share its uid), end by themselves just after its main process (at
+        # the end of a pipe from it): they are waited for. A process that is gone or exiting (no
+        # command line left) by the time it is read is no stray either.
+        hostile.strays = [(pid, line) for pid in sorted(processes_of_sandbox_uids() - ours)
+                          if (line := _cmdline(pid)).strip() not in ("", "(ended)")
+                          and not (_is_run_helper(line) and ends_within(pid, 30))]
     finally:
         listener.close()
         for proc, _ in (hostile_run, honest_run):
@@ -910,6 +917,18 @@ def test_no_hostile_process_outlives_the_run(corpus):
     assert corpus.hostile.leftovers == []
     assert corpus.honest.leftovers == []
     assert corpus.hostile.strays == []  # a fork swarm's members too (they name themselves python)
+
+
+def test_a_stray_of_a_sandbox_uid_would_be_seen():
+    # What test_no_hostile_process_outlives_the_run counts as strays, on this uid: a process
+    # left by a sandbox (its own uid under root, the grader's otherwise) is among them.
+    before = processes_of_sandbox_uids()
+    uid = SANDBOX_UID_BASE + os.getpid() if os.geteuid() == 0 else None
+    stray = subprocess.Popen(["cat"], stdin=subprocess.PIPE, user=uid)
+    try:
+        assert stray.pid in processes_of_sandbox_uids() - before
+    finally:
+        stray.communicate(b"")
 
 
 def test_the_output_and_class_folders_are_untouched(corpus):

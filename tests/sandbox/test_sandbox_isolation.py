@@ -16,6 +16,7 @@ from sandbox_support import LIMITS, SECRET, Box, Raised, needs_namespaces
 
 from grader.sandbox.paths import PROJECT_ROOT
 from grader.sandbox.policy import needed_paths
+from grader.sandbox.zygote import SANDBOX_UID_BASE
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -112,7 +113,7 @@ def box(box_factory):
 def test_it_runs_as_an_unprivileged_uid_of_its_own(box, zygote):
     uid, euid, gid, egid, groups, pid, ppid = box.call("ids")
     if zygote.isolation.drop_uid:  # root: a host uid per zygote
-        assert uid == euid == gid == egid == zygote.uid >= 200000
+        assert uid == euid == gid == egid == zygote.uid >= SANDBOX_UID_BASE
         assert groups == []
     else:  # a user namespace: the grader's own ids, the only ones mapped, so never root
         assert zygote.isolation.mode == "user-namespaces"
