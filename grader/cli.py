@@ -54,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
 
     release = commands.add_parser("release", help="generate the student notebooks with nbgrader")
     release.add_argument("--out", type=Path, required=True)
+    release.add_argument("--force", action="store_true",
+                         help="replace files in --out that differ from the release (a student's work, say)")
     release.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
     release.add_argument("--source", type=Path, help="folder of the source notebooks (default: the bundle's)")
 
@@ -78,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
             from .nbgrader.release import release_assignment
             from .studentcheck.generate import FILE_NAME as CHECK_PY
 
-            for path in release_assignment(load_bundle(args.assignment), args.out, args.source):
+            for path in release_assignment(load_bundle(args.assignment), args.out, args.source, force=args.force):
                 print(path)
             print(args.out / CHECK_PY)
             return 0
