@@ -21,7 +21,6 @@ import inspect
 import pprint
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
