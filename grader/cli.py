@@ -8,7 +8,7 @@ from pathlib import Path
 
 from . import __version__
 from .assignment.config import DEFAULT_ASSIGNMENT, ConfigError
-from .extras import require_extra
+from .extras import require_dependencies, require_extra
 from .reporters import DEFAULT_REPORTERS, OLD_NAMES, REPORTERS
 from .sandbox.spec import SandboxError
 
@@ -72,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     try:
+        require_dependencies(args.command)
         if args.command == "grade":
             return _grade(args)
         if args.command == "release":
