@@ -101,7 +101,7 @@ _CELL_NAME = re.compile(r"<cell (\d+)>(?::(\d+):?)?")
 
 def named_cells(text: str, labels: dict[int, str]) -> str:
     """Printed output (a warning's ``<cell 26>:10: RuntimeWarning: ...``) with each cell named
-    as everywhere else: ``code cell 26 (def softmax(x, axis=-1):), line 10:``."""
+    as everywhere else: ``code cell 26 (def f(x):), line 10:``."""
     def name(match: re.Match[str]) -> str:
         label = labels.get(int(match.group(1)), f"code cell {match.group(1)}")
         return label + (f", line {match.group(2)}:" if match.group(2) else "")
