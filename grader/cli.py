@@ -8,7 +8,7 @@ from pathlib import Path
 
 from . import __version__
 from .assignment.config import DEFAULT_ASSIGNMENT, ConfigError
-from .extras import require_extra
+from .extras import require_dependencies, require_extra
 from .reporters import DEFAULT_REPORTERS, OLD_NAMES, REPORTERS
 from .sandbox.spec import SandboxError
 
@@ -54,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
 
     release = commands.add_parser("release", help="generate the student notebooks with nbgrader")
     release.add_argument("--out", type=Path, required=True)
+    release.add_argument("--force", action="store_true",
+                         help="replace files in --out that differ from the release (a student's work, say)")
     release.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
     release.add_argument("--source", type=Path, help="folder of the source notebooks (default: the bundle's)")
 
@@ -70,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     try:
+        require_dependencies(args.command)
         if args.command == "grade":
             return _grade(args)
         if args.command == "release":
@@ -78,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
             from .nbgrader.release import release_assignment
             from .studentcheck.generate import FILE_NAME as CHECK_PY
 
-            for path in release_assignment(load_bundle(args.assignment), args.out, args.source):
+            for path in release_assignment(load_bundle(args.assignment), args.out, args.source, force=args.force):
                 print(path)
             print(args.out / CHECK_PY)
             return 0

@@ -7,7 +7,7 @@ this project), and ``run_autograder`` runs from ``/autograder``, under half a CP
 
 As root, ``/autograder`` is the real path: each command runs in a mount namespace of its own
 where a temporary folder is bound on it (the host's ``/autograder`` is made, empty, where
-missing). Otherwise ``AUTOGRADER_ROOT`` points the scripts at the temporary folder.
+missing, and removed after the tests). Otherwise ``AUTOGRADER_ROOT`` points the scripts at the temporary folder.
 ``setup.sh`` reaches the package index this machine's pip is configured with:
 ``TORCH_INDEX_URL=`` (empty) takes torch from there instead of PyTorch's CPU index."""
 
@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import jsonschema
@@ -40,11 +41,28 @@ CHECKS = [(item.name, check) for item in BUNDLE.assignment.items for check, _ in
 BASE_PYTHON = Path(sys.base_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
 
 
+MOUNT_POINT = Path("/autograder")
+AS_ROOT = os.geteuid() == 0 and shutil.which("unshare") is not None
+
+
+@pytest.fixture(scope="module", autouse=True)
+def mount_point() -> Iterator[None]:
+    """As root, the host's ``/autograder`` that each command binds its folder on, in a mount
+    namespace of its own: made for this module where missing and removed after it (a later
+    extraction into ``/autograder`` must find no folder it did not make); one that was already
+    there is left as it was."""
+    made = AS_ROOT and not MOUNT_POINT.exists()
+    if made:
+        MOUNT_POINT.mkdir()
+    yield
+    if made:
+        MOUNT_POINT.rmdir()  # empty: nothing was ever written through it on the host
+
+
 def at_autograder(root: Path, command: list[str], env: dict[str, str], **kwargs) -> subprocess.CompletedProcess[str]:
     """``command`` run from ``/autograder`` with ``root`` as ``/autograder``."""
     env = dict(env)
-    if os.geteuid() == 0 and shutil.which("unshare"):
-        Path("/autograder").mkdir(exist_ok=True)
+    if AS_ROOT:
         command = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
                    'mount --bind "$0" /autograder && cd /autograder && exec "$@"', str(root), *command]
     else:

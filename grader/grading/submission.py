@@ -8,6 +8,7 @@ of each item (``Registry.example``) runs after the notebook's checks, for the pi
 
 from __future__ import annotations
 
+import re
 import time
 import zlib
 from collections.abc import Callable, Sequence
@@ -70,7 +71,8 @@ def _grade_notebook(
     labels = {cell.number: cell.label for cell in source.cells}
     errors = tuple((labels.get(n, f"code cell {n}"), e) for n, e in load.cell_errors)
     last = source.cells[-1].label if source.cells else None
-    report = NotebookResult(source.notebook, source.path, load.failure, errors, load.output, source.note, last)
+    report = NotebookResult(source.notebook, source.path, load.failure, errors, named_cells(load.output, labels),
+                            source.note, last)
     results = []
     for item in items:
         if runner is None:
@@ -91,7 +93,20 @@ def _grade_notebook(
             results = run_examples(results, items, runner, seed, checks)
     if runner is not None:
         runner.close()
-    return report, results
+    return report, [replace(r, output=named_cells(r.output, labels)) if "<cell " in r.output else r for r in results]
+
+
+_CELL_NAME = re.compile(r"<cell (\d+)>(?::(\d+):?)?")
+
+
+def named_cells(text: str, labels: dict[int, str]) -> str:
+    """Printed output (a warning's ``<cell 26>:10: RuntimeWarning: ...``) with each cell named
+    as everywhere else: ``code cell 26 (def f(x):), line 10:``."""
+    def name(match: re.Match[str]) -> str:
+        label = labels.get(int(match.group(1)), f"code cell {match.group(1)}")
+        return label + (f", line {match.group(2)}:" if match.group(2) else "")
+
+    return _CELL_NAME.sub(name, text)
 
 
 def run_item(item: Item, runner: Runner, seed: int, registry: Registry,

@@ -18,11 +18,9 @@ import copy
 import importlib
 import importlib.util
 import inspect
-import os
 import pprint
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -339,12 +337,3 @@ def _registry_module(bundle: Bundle) -> str:
         if getattr(module, "REGISTRY", None) is bundle.checks:
             return name
     raise GenerationError(f"{bundle.root}: the checks package is not imported")
-
-
-def write_check_py(text: str, out_dir: Path) -> Path:
-    """Write ``check.py`` into ``out_dir`` whole (a temporary file renamed into place)."""
-    target = out_dir / FILE_NAME
-    partial = out_dir / f".{FILE_NAME}.partial"
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, target)
-    return target

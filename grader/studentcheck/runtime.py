@@ -28,7 +28,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 from ..assignment.config import Item, Tolerance
 from ..checks.base import CheckFailed, Trial
 from ..grading.submission import seed_for
-from ..render.feedback_text import error_summary
+from ..render.feedback_text import NOT_ATTEMPTED, error_summary
 from ..runners.serve import exec_cell, handle, new_namespace
 from ..sandbox.nullplot import Null, install
 from ..submissions.load import read_cells
@@ -36,6 +36,8 @@ from ..submissions.load import read_cells
 if TYPE_CHECKING:
     from ..runners.protocol import Runner
 
+# pip's default torch is the CUDA build (gigabytes); the notebooks need the CPU one (the README's).
+PIP_INSTALL = {"torch": "torch --index-url https://download.pytorch.org/whl/cpu"}
 USAGE = "usage: python check.py [NOTEBOOK_OR_PY ...]  (default: the assignment's notebooks beside check.py)"
 
 
@@ -115,11 +117,15 @@ def main(argv: list[str], spec: dict[str, Any], checks: dict[tuple[str, str], Ca
     if argv[:1] == ["--child"]:
         return child_main(json.loads(argv[1]), spec, checks)
     try:
-        targets = find_targets(argv, spec, Path(script).resolve().parent)
+        targets, absent = find_targets(argv, spec, Path(script).resolve().parent)
     except UsageError as exc:
         print(f"check.py: {exc}", file=sys.stderr)
         return 2
-    passed = total = unusable = 0
+    if absent:  # what is there is checked all the same
+        print(f"check.py: {', '.join(absent)} not found beside check.py: not checked (name the files to check)",
+              file=sys.stderr)
+    passed = total = 0
+    unusable = len(absent)
     for path, notebook in targets:
         try:  # a file that cannot be checked is said in one line; the others are still checked
             done, count = check_file(path, notebook, spec, script)
@@ -128,22 +134,24 @@ def main(argv: list[str], spec: dict[str, Any], checks: dict[tuple[str, str], Ca
             unusable += 1
             continue
         passed, total = passed + done, total + count
-    if unusable == len(targets):
+    if unusable == len(targets) + len(absent):
         return 2
     print(f"{passed} of {total} public checks passed. The grader runs these and more (hidden) checks.")
     return 2 if unusable else 0 if passed == total else 1
 
 
-def find_targets(argv: list[str], spec: dict[str, Any], here: Path) -> list[tuple[Path, str]]:
+def find_targets(argv: list[str], spec: dict[str, Any], here: Path) -> tuple[list[tuple[Path, str]], list[str]]:
+    """The files to check, each with its notebook, and (without arguments) the notebooks absent
+    from beside check.py; a ``UsageError`` when there is nothing to check."""
     notebooks = list(spec["notebooks"])
     if any(arg.startswith("-") for arg in argv):
         raise UsageError(USAGE)
     if not argv:
-        paths = [here / f"{notebook}.ipynb" for notebook in notebooks]
-        missing = [p.name for p in paths if not p.is_file()]
-        if missing:
-            raise UsageError(f"{', '.join(missing)} not found beside check.py; name the files to check")
-        return list(zip(paths, notebooks, strict=True))
+        found = [(here / f"{notebook}.ipynb", notebook) for notebook in notebooks]
+        absent = [path.name for path, _ in found if not path.is_file()]
+        if len(absent) == len(found):
+            raise UsageError(f"{', '.join(absent)} not found beside check.py; name the files to check")
+        return [(path, notebook) for path, notebook in found if path.is_file()], absent
     targets = []
     for arg in argv:
         path = Path(arg)
@@ -157,7 +165,7 @@ def find_targets(argv: list[str], spec: dict[str, Any], here: Path) -> list[tupl
             raise UsageError(f"{arg}: cannot tell which notebook this is; its name should begin with "
                              f"{' or '.join(notebooks)}")
         targets.append((path, matches[-1]))
-    return targets
+    return targets, []
 
 
 def check_file(path: Path, notebook: str, spec: dict[str, Any], script: str) -> tuple[int, int]:
@@ -185,6 +193,9 @@ def check_file(path: Path, notebook: str, spec: dict[str, Any], script: str) -> 
     for item, checks in results.items():
         ok = sum(1 for _, good, _ in checks if good)
         passed, total = passed + ok, total + len(checks)
+        if checks and all(not good and "NotImplementedError" in message for _, good, message in checks):
+            print(f"  {item:<{width}}  {NOT_ATTEMPTED}")  # once, not once per check, as in the feedback
+            continue
         print(f"  {item:<{width}}  {ok} of {len(checks)} public checks passed")
         for name, good, message in checks:
             print(f"    ok    {name}" if good else f"    FAIL  {name}: {message}")
@@ -279,7 +290,7 @@ def child_main(request: dict[str, Any], spec: dict[str, Any],
     missing = missing_module(errors, spec["modules"])
     if missing is not None:
         send({"unusable": f"{path.name}: needs {missing}, which this Python does not have; install it with: "
-                          f"{sys.executable} -m pip install {missing}"})
+                          f"{sys.executable} -m pip install {PIP_INSTALL.get(missing, missing)}"})
         return 2
     send({"loaded": errors})
     runner = cast("Runner", LocalRunner(namespace))  # it answers requests: all a check uses

@@ -19,7 +19,7 @@ import os
 import re
 import unicodedata
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .modulecells import module_cells
@@ -121,6 +121,9 @@ def discover(class_dir: Path, assignment: str = "", notebooks: tuple[str, ...] =
 def load_submission(folder: Path, assignment: str, notebooks: tuple[str, ...]) -> Submission:
     folder = Path(folder)
     files = tuple(_load_notebook(folder, assignment, nb) for nb in notebooks)
+    if files and all(f.path is None for f in files):  # nothing found: say what was there instead
+        held = _holds(folder)
+        files = tuple(replace(f, problem=f"{f.problem} ({held})") for f in files)
     # A name that is not UTF-8 (bytes from another system) gets U+FFFD where they were: the
     # id must be writable to the UTF-8 grades.csv and results.json.
     student = os.fsencode(folder.name).decode("utf-8", errors="replace")
@@ -230,6 +233,15 @@ def _why_not(other: tuple[object, ...], best: tuple[object, ...]) -> str:
         if other[index] != best[index]:
             return text
     return "as old; taken by name"
+
+
+def _holds(folder: Path, shown: int = 3) -> str:
+    """What a student's folder holds, for a submission where no notebook was found."""
+    names = sorted(str(p.relative_to(folder)) for p in _files(folder, 2))
+    if not names:
+        return "the folder is empty"
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return f"the folder holds {', '.join(names[:shown])}{more}"
 
 
 def _files(folder: Path, depth: int) -> list[Path]:

@@ -53,7 +53,10 @@ def test_the_classic_slips_fail_their_worked_example(grade):
                                ("pe_2i_slip", "positional_encoding", "i counting the pairs"),
                                ("rsm_wrong_frequency", "relative_shift_matrix", "rotation property"),
                                ("luong_general_W_on_keys", "luong_attention", "W applied to the keys"),
-                               ("luong_concat_keys_first", "luong_attention", "query comes first")]:
+                               ("luong_concat_keys_first", "luong_attention", "query comes first"),
+                               # -inf where the mask allows: NaN, explained, not "the entry is NaN"
+                               ("sdpa_inverted_mask_inf", "scaled_dot_product_attention",
+                                "NaN in row 2, a row where every key is masked")]:
         result = grade(BUNDLE, "attention_numpy", mutants[name])[item]
         example = next(c for c in result.checks if c.name.endswith("worked_example") and not c.passed)
         assert not example.passed, name

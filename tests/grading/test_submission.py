@@ -151,3 +151,17 @@ def test_examples_that_kill_the_runner_cost_no_point_and_a_crashed_item_gets_no_
                                examples=True)
     assert crashed.item("causal_mask").examples == () and crashed.item("causal_mask").earned == 0
     assert crashed.item("softmax").examples and crashed.item("relative_shift_matrix").examples
+
+
+class Warns(Flaky):
+    """Prints what a warning in the student's cell prints: the cell as Python names it."""
+
+    def end_item(self) -> ItemOutput:
+        return ItemOutput("<cell 1>:2: RuntimeWarning: overflow encountered in exp\n  e = np.exp(x)\n", 0)
+
+
+def test_printed_output_names_a_cell_as_everything_else_does():
+    result = grade_submission(submission(REFERENCE), BUNDLE, 3, lambda source: Warns(source, "-", RunnerLost))
+    output = result.item("softmax").output
+    label = Cell(1, REFERENCE).label
+    assert output.startswith(f"{label}, line 2: RuntimeWarning: overflow") and "<cell" not in output, output

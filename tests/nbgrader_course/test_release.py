@@ -292,3 +292,48 @@ def test_nothing_shipped_imports_the_grader_or_the_reference(released):
     imports = [line for line in lines if re.match(r"(import|from)\s+(grader|reference)\b", line)]
     assert not imports, imports
     assert not re.search(r"\b(import|from)\s+(grader|reference)\b", texts["check.py"])
+
+
+# ---- a release never replaces work -------------------------------------------------------
+
+def _release_cli(*args: str) -> int:
+    from grader.cli import main
+
+    return main(["release", *args])
+
+
+def test_release_again_over_the_same_release_changes_nothing(released, capsys):
+    out = next(iter(released.values())).parent
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert _release_cli("--out", str(out)) == 0
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_release_stops_before_it_replaces_a_students_work_and_force_replaces_it(released, tmp_path, capsys):
+    out = tmp_path / "class"
+    out.mkdir()
+    for name, path in released.items():
+        (out / name).write_bytes(path.read_bytes())
+    work = out / NOTEBOOKS[0]
+    nb = load(work)
+    nb.cells[-1].source += "\n# my finished work"
+    nbformat.write(nb, work)
+    finished = work.read_bytes()
+    capsys.readouterr()
+    assert _release_cli("--out", str(out)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(work) in err and "--force" in err, err
+    assert str(out / "check.py") not in err  # absent files are no one's work
+    assert work.read_bytes() == finished and not (out / "check.py").exists()
+    assert sorted(p.name for p in out.iterdir()) == sorted(NOTEBOOKS)  # nothing written, no partial file
+    assert _release_cli("--out", str(out), "--force") == 0
+    assert work.read_bytes() == released[NOTEBOOKS[0]].read_bytes()
+
+
+def test_release_into_a_file_is_one_line_and_leaves_it(tmp_path, capsys):
+    target = tmp_path / "release.txt"
+    target.write_text("mine")
+    assert _release_cli("--out", str(target)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(target) in err and "Traceback" not in err
+    assert target.read_text() == "mine"

@@ -16,6 +16,7 @@ import pytest
 from grader.assignment.bundle import Bundle, load_bundle
 from grader.assignment.catalogue import load_catalogue, write_submission
 from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.render.feedback_text import NOT_ATTEMPTED
 from grader.studentcheck.generate import SEED, GenerationError, build_check_py
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
@@ -243,7 +244,8 @@ def test_with_only_numpy_the_numpy_notebook_is_checked_and_torch_is_named_in_one
     reports = parse(proc.stdout)
     assert reports[0] and all(ok for checks in reports[0].values() for ok, _ in checks.values()), proc.stdout
     assert proc.stderr == (f"check.py: attention_torch.ipynb: needs torch, which this Python does not have; "
-                           f"install it with: {python} -m pip install torch\n")
+                           f"install it with: {python} -m pip install torch --index-url "
+                           "https://download.pytorch.org/whl/cpu\n")  # the CPU build, not pip's CUDA one
     assert proc.returncode == 2
     python = _venv_with(tmp_path / "bare", lambda name: False)
     proc = subprocess.run([str(python), str(release / "check.py")], cwd=release, capture_output=True, text=True,
@@ -275,3 +277,31 @@ def test_a_module_is_checked_statement_by_statement_and_a_syntax_error_names_its
     note = f"  note: line {line} (def broken(x:) raised SyntaxError: '(' was never closed (line {line})\n"
     assert note in proc.stdout
     assert "  note: line 1 (import seaborn_is_not_here) raised ModuleNotFoundError" in proc.stdout
+
+
+def test_an_untouched_release_is_one_line_per_item_not_attempted(release: Path, poison: Path, tmp_path: Path):
+    """The released stubs: each item says once that it was not attempted, as the feedback does,
+    not one FAIL ... NotImplementedError line per check."""
+    shutil.copy(release / "check.py", tmp_path / "check.py")
+    for notebook in BUNDLE.release:
+        shutil.copy(SAMPLE.parent.parent / "Blank Student" / "attention" / notebook, tmp_path / notebook)
+    proc = run_check(tmp_path, poison)
+    assert proc.returncode == 1, proc.stderr
+    assert "NotImplementedError" not in proc.stdout.replace(NOT_ATTEMPTED, "")
+    unattempted = re.findall(rf"^  (\w+) +{re.escape(NOT_ATTEMPTED)}$", proc.stdout, re.MULTILINE)
+    items = [item.name for item in BUNDLE.assignment.items if item.public]
+    assert sorted(unattempted) == sorted(items)
+    assert "FAIL" not in proc.stdout
+
+
+def test_a_notebook_missing_beside_check_py_is_one_line_and_the_other_is_checked(release: Path, poison: Path,
+                                                                                  tmp_path: Path):
+    shutil.copy(release / "check.py", tmp_path / "check.py")
+    present, *absent = BUNDLE.release
+    shutil.copy(release / present, tmp_path / present)
+    proc = run_check(tmp_path, poison)
+    reports = parse(proc.stdout)
+    assert len(reports) == 1 and reports[0] and all(ok for c in reports[0].values() for ok, _ in c.values())
+    assert proc.stderr.count("\n") == 1 and all(name in proc.stderr for name in absent), proc.stderr
+    assert present not in proc.stderr and "not checked" in proc.stderr
+    assert proc.returncode == 2  # as for any file it could not check

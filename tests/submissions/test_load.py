@@ -255,3 +255,15 @@ def test_a_module_with_cell_marks_runs_those_cells_and_keeps_future_imports(tmp_
     namespace: dict[str, object] = {}
     for cell in cells:
         exec(compile(cell.source, "<cell>", "exec"), namespace)  # the annotation is never evaluated
+
+
+def test_a_folder_without_any_notebook_says_what_it_holds(tmp_path: Path):
+    only_notes = tmp_path / "notes_only"
+    only_notes.mkdir()
+    (only_notes / "notes.txt").write_text("I ran out of time")
+    sub = load_submission(only_notes, "attention", NOTEBOOKS)
+    for nb in NOTEBOOKS:
+        assert sub.file(nb).problem == f"{nb}.ipynb was not submitted (the folder holds notes.txt)"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert load_submission(empty, "attention", NOTEBOOKS).file(NOTEBOOKS[0]).problem.endswith("(the folder is empty)")

@@ -40,6 +40,18 @@ def first_true(bad: np.ndarray) -> tuple[int, ...]:
     return tuple(int(i) for i in np.argwhere(bad)[0])
 
 
+def expect_no_masked_out_row(weights: np.ndarray, mask: np.ndarray, what: str) -> None:
+    """A row of weights that is all NaN is a softmax over keys that were all blocked (every score
+    -inf), although ``mask`` allows some of them: said so, not as "the entry is NaN"."""
+    if weights.dtype.kind != "f" or weights.ndim < 1:
+        return
+    rows = np.isnan(weights).all(axis=-1) & np.broadcast_to(mask, weights.shape).any(axis=-1)
+    if rows.any():
+        row = ", ".join(str(i) for i in first_true(rows))
+        raise CheckFailed(f"{what} are NaN in row {row}, a row where every key is masked although "
+                          "the mask allows some: the mask blocks what it should allow (True means may attend)")
+
+
 def in_dtype_of(student: np.ndarray, value: np.ndarray) -> np.ndarray:
     """``value`` (derived from the student's data) cast to the student's float dtype, so that
     ``expect_close`` picks the tolerance the student's precision deserves."""

@@ -36,6 +36,7 @@ from .numpy_support import (
     batch_where,
     describe_shapes,
     draw_qkv,
+    expect_no_masked_out_row,
     expect_outputs,
     expect_real,
     expect_sums_to_one,
@@ -82,10 +83,12 @@ def sdpa_worked_example(t: Trial) -> None:
     cases = [("the worked example (Q = K = V = X, d_k = 2)", None, SDPA_WEIGHTS),
              ("the worked example with the causal mask", causal, SDPA_CAUSAL_WEIGHTS)]
     calls = [Args(X, X, X) if mask is None else Args(X, X, X, mask=mask) for _, mask, _ in cases]
-    for (label, _, expected), reply in zip(cases, t.call_each(calls), strict=True):
+    for (label, mask, expected), reply in zip(cases, t.call_each(calls), strict=True):
         what = f"attention on {label}"
         out, w = attention_pair(reply, what)
         expect_shape(w, (3, 3), f"the weights of {what}")
+        if mask is not None:
+            expect_no_masked_out_row(w, mask, f"the weights of {what}")
         off = discrepancy(t, w, np.array(expected)) if w.dtype.kind == "f" else None
         if off is not None and close_mask(t, w, np.array(SDPA_UNSCALED_WEIGHTS)).all():
             raise CheckFailed(f"the weights of {what} equal softmax(Q K^T): the 1/sqrt(d_k) scale is missing "
