@@ -7,7 +7,7 @@ Conventions (fixed by the assignment's contract):
   the opposite). Masked positions get weight exactly ``0``.
 * No dropout; gradients flow to the inputs and to every parameter.
 
-This file imports only math and torch (not the NumPy part), and the four classes do not use
+This file imports only math and torch (not the NumPy part), and the five classes do not use
 one another: the grader also runs this file as if it were a student's submission, and it
 replaces one class at a time when it checks that its tests catch mistakes.
 """
