@@ -43,8 +43,10 @@ def __NAME__(x):
     """
     x = np.asarray(x)
     if x.ndim == 0:
-        raise ValueError("__NAME__ needs an array with at least one axis, got a scalar")
-    raise NotImplementedError("''' + STUB_MARK + '''__NAME__ (__REF__/__NB__.py)")
+        raise ValueError("__NAME__ needs an array with at least one axis, "
+                         "got a scalar")
+    raise NotImplementedError("''' + STUB_MARK + '''__NAME__"
+                              " (__REF__/__NB__.py)")
 ''',
     True: '''
 
@@ -66,7 +68,8 @@ class __NAME__(nn.Module):
 
     def forward(self, x):
         """``x (B, L, d_model) -> (B, L, d_model)``."""
-        raise NotImplementedError("''' + STUB_MARK + '''__NAME__ (__REF__/__NB__.py)")
+        raise NotImplementedError("''' + STUB_MARK + '''__NAME__"
+                                  " (__REF__/__NB__.py)")
 ''',
 }
 
@@ -92,7 +95,8 @@ from __REF__ import __NB__ as ref
 
 from . import REGISTRY
 
-__UPPER___SHAPES = [(5,), (3, 4), (2, 3, 6)]  # a vector, a matrix, a batch: the shapes the contract allows
+# A vector, a matrix, a batch: the shapes the contract allows.
+__UPPER___SHAPES = [(5,), (3, 4), (2, 3, 6)]
 
 
 def __SNAKE___inputs(t: Trial) -> list[np.ndarray]:
@@ -117,7 +121,8 @@ def __SNAKE___keeps_shape(t: Trial) -> None:
     """A property: no reference needed, so it may be public (check.py shows its message)."""
     xs = __SNAKE___inputs(t)
     for x, got in zip(xs, t.call_each([Args(x) for x in xs]), strict=True):
-        expect_shape(as_array(got, "__NAME__(x)"), x.shape, f"__NAME__(x) for x of shape {x.shape}")
+        what = f"__NAME__(x) for x of shape {x.shape}"
+        expect_shape(as_array(got, what), x.shape, what)
 
 
 @REGISTRY.check("__NAME__", "rejects_scalar")
@@ -126,7 +131,8 @@ def __SNAKE___rejects_scalar(t: Trial) -> None:
     (raised,) = t.raised_each([Args(np.float64(1.5))])
     if raised is None or not raised.is_a("ValueError"):
         got = "returned" if raised is None else f"raised {raised.describe()}"
-        raise CheckFailed(f"__NAME__(1.5) {got}; the contract asks for a ValueError on a scalar")
+        raise CheckFailed(f"__NAME__(1.5) {got}; the contract asks for a ValueError "
+                          "on a scalar")
 ''',
     True: '''"""``__NAME__``: its checks (written by ``python -m grader new-item``: edit each to the
 contract). One check of each kind: its submodules, a comparison with the reference on weights
@@ -162,7 +168,9 @@ def __SNAKE___x(t: Trial) -> np.ndarray:
     return t.rng.standard_normal((2, 5, __UPPER___D_MODEL)).astype(np.float32)
 
 
-def __SNAKE___reference_run(state: dict[str, np.ndarray], x: np.ndarray, grad_out: np.ndarray) -> dict[str, Any]:
+def __SNAKE___reference_run(
+    state: dict[str, np.ndarray], x: np.ndarray, grad_out: np.ndarray
+) -> dict[str, Any]:
     """The reference in float64: its output and the gradients of sum(out * grad_out) w.r.t.
     x ("x") and each parameter (by name)."""
     import torch
@@ -194,7 +202,8 @@ def __SNAKE___has_required_submodules(t: Trial) -> None:
 @REGISTRY.check("__NAME__", "forward_matches_reference")
 def __SNAKE___forward_matches_reference(t: Trial) -> None:
     state, x = __SNAKE___state(t), __SNAKE___x(t)
-    out = as_array(t.module(__UPPER___D_MODEL, state=state, args=(x,)).outputs, "forward(x)")
+    out = as_array(t.module(__UPPER___D_MODEL, state=state, args=(x,)).outputs,
+                   "forward(x)")
     expect_floating(out, "forward(x)")
     expect_shape(out, x.shape, f"forward(x) for x of shape {x.shape}")
     expected = t.reference(__SNAKE___reference_run, state, x, np.zeros_like(x))["out"]
@@ -205,7 +214,8 @@ def __SNAKE___forward_matches_reference(t: Trial) -> None:
 def __SNAKE___gradients_flow(t: Trial) -> None:
     state, x = __SNAKE___state(t), __SNAKE___x(t)
     grad_out = t.rng.standard_normal(x.shape).astype(np.float32)
-    reply = t.module(__UPPER___D_MODEL, state=state, args=(x,), grad_inputs=(0,), grad_outputs=[grad_out])
+    reply = t.module(__UPPER___D_MODEL, state=state, args=(x,), grad_inputs=(0,),
+                     grad_outputs=[grad_out])
     expected = t.reference(__SNAKE___reference_run, state, x, grad_out)
     got = {"x": (reply.input_grads or [None])[0], **(reply.param_grads or {})}
     for name in ["x", *state]:
@@ -221,7 +231,8 @@ def __SNAKE___rejects_bad_size(t: Trial) -> None:
     raised = t.module_raises(0)
     if raised is None or not raised.is_a("ValueError"):
         got = "built" if raised is None else f"raised {raised.describe()}"
-        raise CheckFailed(f"__NAME__(0) {got}; the contract asks for a ValueError when d_model < 1")
+        raise CheckFailed(f"__NAME__(0) {got}; the contract asks for a ValueError "
+                          "when d_model < 1")
 ''',
 }
 

@@ -55,7 +55,7 @@ def digest(folder: Path) -> str:
 
 def fill_reference(reference: Path, name: str, body: str) -> None:
     text = reference.read_text(encoding="utf-8")
-    stub = re.compile(rf'^( +)raise NotImplementedError\("new-item: write the reference of {name} .*$', re.M)
+    stub = re.compile(rf'^( +)raise NotImplementedError\("new-item: write the reference of {name}"\n +".*$', re.M)
     assert stub.search(text), f"no stub of {name} in {reference}"
     reference.write_text(stub.sub(lambda m: m.group(1) + body, text), encoding="utf-8")
 
