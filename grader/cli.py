@@ -70,6 +70,13 @@ def main(argv: list[str] | None = None) -> int:
     audit.add_argument("--auto", action="store_true", help="also mutate the reference automatically")
     audit.add_argument("--max-auto", type=int, default=None, help="cap on automatic mutants")
 
+    new_item = commands.add_parser("new-item", help="add a new item to a bundle: YAML entry, checks, reference stub, "
+                                   "notebook cells, catalogue (docs/authoring.md)")
+    new_item.add_argument("name", help="the item: the student's function or class, as the contract names it")
+    new_item.add_argument("--notebook", required=True, help="the notebook of the bundle it belongs to")
+    new_item.add_argument("--module", action="store_true", help="a torch.nn.Module class (default: a function)")
+    new_item.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
+
     args = parser.parse_args(argv)
     try:
         require_dependencies(args.command)
@@ -91,6 +98,14 @@ def main(argv: list[str] | None = None) -> int:
 
             names = build_zip(load_bundle(args.assignment), args.out)
             print(f"wrote {args.out} ({len(names)} files): upload it as the autograder; see the README")
+            return 0
+        if args.command == "new-item":
+            from .authoring.new_item import new_item as write_item
+
+            for path in write_item(args.assignment, args.name, args.notebook, args.module):
+                print(path)
+            print(f"next: write the reference of {args.name} (its stub is at the end of the reference module), "
+                  "then python -m grader audit; docs/authoring.md")
             return 0
         from .audit import run_audit
 

@@ -141,8 +141,9 @@ def test_misnamed_misplaced_and_unreadable_notebooks_are_graded_and_listed(tmp_p
     proc = cli("grade", str(class_dir), "--out", str(tmp_path / "out"), "--seed", "3", "--jobs", "2", "--no-progress")
     assert proc.returncode == 0, proc.stderr
     grades = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()
-    assert [line.split(",")[:2] for line in grades[1:]] == [["copied", "145"], ["garbled", "50"],
-                                                            ["nested", "145"], ["partial", "95"]]
+    full, torch_only, numpy_only = (f"{points:g}" for points in totals())
+    assert [line.split(",")[:2] for line in grades[1:]] == [["copied", full], ["garbled", torch_only],
+                                                            ["nested", full], ["partial", numpy_only]]
     out = proc.stdout
     assert "  copied: attention_numpy: graded attention_numpy (1).py: its name is not attention_numpy.py" in out
     assert ("  nested: attention_numpy: graded upload/attention_numpy.py: it is not in the student's folder "
@@ -232,3 +233,13 @@ def test_the_readme_gives_graders_the_cpu_build_of_torch_and_the_venvs_interpret
     assert "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu" in readme
     instructors = readme[readme.index("## For instructors"):readme.index("python -m grader release --out")]
     assert "source .venv/bin/activate" in instructors
+
+
+def totals() -> tuple[float, float, float]:
+    """The bundle's full marks, and those of its torch and its numpy notebook, from its YAML."""
+    assignment = parse_assignment(read_yaml(DEFAULT_ASSIGNMENT), DEFAULT_ASSIGNMENT)
+
+    def of(notebook: str) -> float:
+        return sum(points for item in assignment.items_of(notebook) for _, points in item.checks)
+
+    return assignment.max_score, of("attention_torch"), of("attention_numpy")

@@ -184,7 +184,7 @@ def test_a_broken_student_gets_a_row_with_messages(built: tuple[Path, Path]):
     _, root = built
     done, data, _ = grade_submission(root, SAMPLE / "Zoë Çelik" / "attention")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert data["score"] == 122  # as tests/test_cli.py's sample run
+    assert data["score"] == 125  # as tests/test_cli.py's sample run (SAMPLE_GRADES)
     failed = [t for t in data["tests"] if t["status"] == "failed"]
     assert failed and all(t["output"] and t["output"] != "failed" for t in failed)
     text = json.dumps(data)

@@ -276,3 +276,11 @@ def test_torch_solutions_match_reference():
         mine, theirs = twins("PositionalEncoding", *args)
         x = torch.randn(2, 9, 16)
         same(mine(x), theirs(x))
+
+    mine, theirs = twins("LearnedPositionalEmbedding", 12, 16)
+    for length in (1, 9, 12):
+        x = torch.randn(2, length, 16)
+        same(mine(x), theirs(x))
+    for impl in (mine, theirs):
+        with pytest.raises(ValueError):
+            impl(torch.randn(1, 13, 16))

@@ -18,6 +18,7 @@ from typing import Any
 from ..assignment.bundle import Bundle, load_bundle
 from ..assignment.catalogue import Entry, load_catalogue, write_submission
 from ..assignment.config import DEFAULT_ASSIGNMENT
+from ..authoring.new_item import unwritten_references
 from ..grading.classrun import grade, prepare_run
 from ..results import ItemResult, SubmissionResult
 from ..submissions.load import discover
@@ -111,6 +112,10 @@ def audit(
     bundle's folder). ``max_auto`` caps the automatic mutants (a sample drawn with the seed).
     """
     bundle = load_bundle(assignment_path)
+    unwritten = unwritten_references(bundle.reference_dir)
+    if unwritten:
+        raise ValueError(f"audit: the reference is still new-item's stub at {unwritten[0]}: write it, then audit "
+                         "again (docs/authoring.md)")
     assignment = bundle.assignment
     seed = secrets.randbelow(2**31) if seed is None else seed
     entries = load_catalogue(bundle)

@@ -146,11 +146,15 @@ class Trial:
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
             raise CheckFailed(f"{where}: the sandbox sent a malformed reply ({exc})") from exc
 
-    def module_raises(self, *init: Any, name: str | None = None) -> RaisedError | None:
-        """The exception building ``name(*init)`` raised, or None if it built."""
+    def module_raises(self, *init: Any, name: str | None = None, state: dict[str, np.ndarray] | None = None,
+                      method: str | None = None, args: Sequence[Any] = ()) -> RaisedError | None:
+        """The exception building ``name(*init)`` raised (with ``method``: building it, loading
+        ``state`` and calling ``method(*args)``), or None if all of it returned."""
         name = name or self.item.name
-        reply = self._request(wire.ModuleCall(name, wire.encode(list(init)), None), name,
-                              f"{name}({_signature(init, {})}) was running")
+        message = wire.ModuleCall(name, wire.encode(list(init)), method, state=wire.encode(state or {}),
+                                  args=wire.encode(list(args)))
+        where = f"{name}({_signature(init, {})})" + (f".{method}(...)" if method else "")
+        reply = self._request(message, name, f"{where} was running")
         return reply if isinstance(reply, RaisedError) else None
 
     def _request(self, message: wire.Request, name: str, running: str) -> Any:

@@ -25,6 +25,7 @@ def test_bundled_assignment_is_valid_and_matches_the_contract():
         "softmax", "causal_mask", "padding_mask", "scaled_dot_product_attention", "bahdanau_attention",
         "split_heads", "combine_heads", "positional_encoding", "relative_shift_matrix", "luong_attention",
         "BahdanauAttention", "MultiHeadAttention", "PositionalEncoding", "LuongAttention",
+        "LearnedPositionalEmbedding",
     ]
     assert a.notebooks == ("attention_numpy", "attention_torch")
     assert a.max_score == sum(p for i in a.items for _, p in i.checks)

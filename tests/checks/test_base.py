@@ -102,3 +102,40 @@ def test_a_margin_too_large_to_write_is_none():
     off = discrepancy(trial, np.array([1e305, 0.0]), np.array([0.0, 0.0]))
     assert off is not None and off.margin is None
     assert off.sizes() == f"by up to 1.0e+305 (tolerance {off.tolerance:.1e}) at [0]"
+
+
+MODULE_SOURCE = """
+import torch
+
+class Window(torch.nn.Module):
+    def __init__(self, size):
+        if size < 1:
+            raise ValueError("size must be positive")
+        super().__init__()
+        self.size = size
+        self.scale = torch.nn.Parameter(torch.ones(1))
+
+    def forward(self, x):
+        if x.size(1) > self.size:
+            raise ValueError("x is longer than the window")
+        return x * self.scale
+"""
+
+
+def test_module_raises_names_an_error_of_building_or_of_calling_a_method():
+    pytest.importorskip("torch")
+    from grader.runners.inprocess import InProcessRunner
+    from grader.submissions.load import Cell, SourceFile
+
+    runner = InProcessRunner.from_source(SourceFile("nb", "nb.py", (Cell(1, MODULE_SOURCE),)))
+    item = load_bundle(DEFAULT_ASSIGNMENT).assignment.items[0]
+    t = Trial(item, "a check", 1, [1], runner)
+    assert t.module_raises(0, name="Window").is_a("ValueError")
+    assert t.module_raises(3, name="Window") is None
+    short, long = np.zeros((1, 3, 2), np.float32), np.zeros((1, 4, 2), np.float32)
+    state = {"scale": np.full(1, 2.0, np.float32)}
+    assert t.module_raises(3, name="Window", state=state, method="forward", args=(short,)) is None
+    raised = t.module_raises(3, name="Window", state=state, method="forward", args=(long,))
+    assert raised is not None and raised.is_a("ValueError") and "longer than the window" in raised.message
+    wrong_state = t.module_raises(3, name="Window", state={"bias": np.zeros(1)}, method="forward", args=(short,))
+    assert wrong_state is not None and wrong_state.is_a("KeyError")

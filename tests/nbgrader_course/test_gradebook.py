@@ -24,7 +24,7 @@ BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 SAMPLE = BUNDLE.root / "sample_class"
 ASSIGNMENT = "attention"
 # nbgrader id -> the sample student whose notebooks they submit, and the total the CLI's test expects
-STUDENTS = {"ada": ("Ada Lovelace", 145.0), "zoe": ("Zoë Çelik", 122.0), "grace": ("Grace Hopper", 95.0)}
+STUDENTS = {"ada": ("Ada Lovelace", 155.0), "zoe": ("Zoë Çelik", 125.0), "grace": ("Grace Hopper", 95.0)}
 
 
 def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess[str]:

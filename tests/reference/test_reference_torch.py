@@ -28,7 +28,8 @@ F64 = torch.float64
 RTOL = 1e-10
 ATOL = 1e-12
 
-GRADED_CLASSES = ["BahdanauAttention", "MultiHeadAttention", "PositionalEncoding", "LuongAttention"]
+GRADED_CLASSES = ["BahdanauAttention", "MultiHeadAttention", "PositionalEncoding", "LuongAttention",
+                  "LearnedPositionalEmbedding"]
 
 
 def randn(*shape, seed=0):
@@ -436,8 +437,12 @@ def _smoke(ns):
         return ns["LuongAttention"](4, "concat")(randn(2, 4, seed=93).float(), randn(2, 5, 4, seed=94).float(),
                                                  randn(2, 5, 3, seed=95).float())
 
+    def learned():
+        torch.manual_seed(0)
+        return (ns["LearnedPositionalEmbedding"](10, 8)(randn(2, 4, 8, seed=96).float()),)
+
     return {"BahdanauAttention": bahdanau, "MultiHeadAttention": mha, "PositionalEncoding": pe,
-            "LuongAttention": luong}
+            "LuongAttention": luong, "LearnedPositionalEmbedding": learned}
 
 
 def _run_source(source):
@@ -462,3 +467,18 @@ def test_overriding_one_class_leaves_the_others_intact(overridden):
         if name != overridden:
             for got, expected in zip(mutated[name](), original[name](), strict=True):
                 assert torch.equal(got, expected)
+
+
+def test_learned_positional_embedding_adds_rows_zero_to_l_and_trains_only_those():
+    torch.manual_seed(0)
+    layer = at.LearnedPositionalEmbedding(7, 4).double()
+    assert [name for name, _ in layer.named_parameters()] == ["embedding.weight"]
+    x = randn(3, 5, 4, seed=97).requires_grad_(True)
+    out = layer(x)
+    assert torch.allclose(out, x + layer.embedding.weight[:5].unsqueeze(0), rtol=RTOL, atol=ATOL)
+    out.sum().backward()
+    assert torch.equal(x.grad, torch.ones_like(x))
+    grad = layer.embedding.weight.grad
+    assert torch.equal(grad[:5], torch.full((5, 4), 3.0, dtype=F64)) and not grad[5:].any()
+    with pytest.raises(ValueError):
+        layer(randn(1, 8, 4, seed=98))

@@ -14,6 +14,7 @@ from . import (  # noqa: E402,F401
     bahdanau,
     bahdanau_module,
     heads,
+    learned_positional_embedding,
     luong,
     luong_module,
     masks,

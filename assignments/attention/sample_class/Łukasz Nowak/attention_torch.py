@@ -7,7 +7,7 @@ Conventions (fixed by the assignment's contract):
   the opposite). Masked positions get weight exactly ``0``.
 * No dropout; gradients flow to the inputs and to every parameter.
 
-This file imports only math and torch (not the NumPy part), and the four classes do not use
+This file imports only math and torch (not the NumPy part), and the five classes do not use
 one another: the grader also runs this file as if it were a student's submission, and it
 replaces one class at a time when it checks that its tests catch mistakes.
 """
@@ -216,3 +216,32 @@ class PositionalEncoding(nn.Module):
                 f"sequence length {seq_len} exceeds max_len {self.pe.size(1)}"
             )
         return x + self.pe[:, :seq_len]
+
+
+
+class LearnedPositionalEmbedding(nn.Module):
+    """Adds a learned embedding of each position to its input.
+
+    ``forward(x) = x + embedding(positions)`` for ``x`` of shape ``(B, L, d_model)``, where
+    ``positions = 0 .. L-1`` (the same for every entry of the batch, on ``x``'s device) and
+    ``embedding = nn.Embedding(max_len, d_model)`` is the module's only parameter: it is
+    trained with the model, and rows ``L .. max_len-1`` get no gradient from a batch of length L.
+
+    Raises:
+        ValueError: in ``forward``, if ``L > max_len`` (no row was learned for those positions).
+    """
+
+    def __init__(self, max_len, d_model):
+        super().__init__()
+        self.embedding = nn.Embedding(max_len, d_model)
+
+    def forward(self, x):
+        """``x (B, L, d_model) -> x + embedding(0 .. L-1)`` (same shape as ``x``)."""
+        seq_len = x.size(1)
+        if seq_len > self.embedding.num_embeddings:
+            raise ValueError(
+                f"sequence length {seq_len} exceeds max_len {self.embedding.num_embeddings}"
+            )
+        positions = torch.arange(seq_len, device=x.device)
+        # (L, d_model) broadcasts over the batch: every entry gets the same rows.
+        return x + self.embedding(positions)

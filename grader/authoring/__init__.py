@@ -1,0 +1,1 @@
+"""Writing a new item into a bundle: ``python -m grader new-item`` (``new_item``)."""
