@@ -43,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
     grade.add_argument("--no-diagnose", action="store_true",
                        help="do not name the known mistakes that explain lost points")
+    grade.add_argument("--known-sources", type=Path, metavar="DIR",
+                       help="with --format integrity: a folder of public code (.py, .ipynb) students may start "
+                            "from; like the release's starter code, it is no evidence")
     grade.add_argument("--canvas-gradebook", type=Path, metavar="FILE",
                        help="with --format canvas: the gradebook CSV that Canvas's Grades > Export writes")
     grade.add_argument("--canvas-column", metavar="NAME",
@@ -153,8 +156,15 @@ def _grade(args: argparse.Namespace) -> int:
     canvas = {"gradebook": args.canvas_gradebook, "column": args.canvas_column, "missing": args.canvas_missing}
     if "canvas" not in reports and (args.canvas_gradebook or args.canvas_column):
         raise ValueError("grade: --canvas-gradebook and --canvas-column go with --format canvas")
+    if args.known_sources is not None:
+        if "integrity" not in reports:
+            raise ValueError("grade: --known-sources goes with --format integrity")
+        from .integrity.public import known_source_files
+
+        known_source_files(args.known_sources)  # a missing or empty folder: one line before anything runs
+    integrity = {"known_sources": args.known_sources}
     options = dict(seed=args.seed, jobs=args.jobs, scheduler=args.scheduler,
-                   reporters=reports, reporter_options={"canvas": canvas}, progress=progress,
+                   reporters=reports, reporter_options={"canvas": canvas, "integrity": integrity}, progress=progress,
                    diagnose=not args.no_diagnose)
     try:
         if args.nbgrader is not None:

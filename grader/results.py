@@ -76,6 +76,9 @@ class ItemResult:
     error: str | None  # why the item could not be (fully) run, if it could not
     examples: tuple[Picture, ...] = ()  # the item's public examples, when a reporter asked
     diagnoses: tuple[Diagnosis, ...] = ()  # the known mistakes that explain the lost points
+    # What the code returned on the hidden checks of an item that lost points, as a digest, when a
+    # reporter asked (``grader.integrity.behaviour``); "" otherwise. Not written to results.json.
+    behaviour: str = ""
 
     @property
     def mistakes(self) -> tuple[str, ...]:
@@ -144,6 +147,8 @@ def _item_json(item: ItemResult) -> dict[str, Any]:
         data["examples"] = [dict(vars(p)) for p in item.examples]  # tuples are written as lists
     else:  # a run without pictures writes the same results.json as before they existed
         del data["examples"]
+    if not item.behaviour:
+        del data["behaviour"]
     return data
 
 

@@ -117,6 +117,7 @@ def prepare_run(
     hidden: Sequence[Path] = (),
     examples: bool = False,
     diagnose: bool = True,
+    behaviour: bool = False,
     log: Callable[[str], None] = _stderr,
     progress: Callable[[int, int], None] | None = None,
 ) -> Iterator[Run]:
@@ -127,7 +128,8 @@ def prepare_run(
     not see besides ``class_dir`` (the run's outputs). ``SandboxError`` where the zygote
     refuses. Workers started here end with the ``with``."""
     seed = secrets.randbelow(2**31) if seed is None else seed
-    job = Job(str(bundle.assignment.path), seed, str(class_dir), tuple(str(p) for p in hidden), examples, diagnose)
+    job = Job(str(bundle.assignment.path), seed, str(class_dir), tuple(str(p) for p in hidden), examples, diagnose,
+              behaviour)
     with contextlib.ExitStack() as stack:
         if workers is None:
             workers = stack.enter_context(start_workers(bundle, students, jobs=jobs, scheduler=scheduler, log=log))
@@ -206,6 +208,8 @@ def grade_class(
     # examples says so by a true ``wants_examples``.
     chosen_classes = [reporter_class(name) for name in reporters]
     examples = any(getattr(cls, "wants_examples", False) for cls in chosen_classes)
+    # ... one that compares what students' code returned (the integrity report), by ``wants_behaviour``.
+    behaviour = any(getattr(cls, "wants_behaviour", False) for cls in chosen_classes)
     with class_folder(class_dir, outline.assignment.notebooks) as (folder, lms):
         # The download itself holds every student's work: no sandbox sees it either.
         # (A zip's folder, unless the sandboxes have a fresh one anyway: /tmp.)
@@ -217,13 +221,15 @@ def grade_class(
         with start_workers(outline, len(found.students), jobs=jobs, scheduler=scheduler, log=log) as workers:
             return _grade_class(load_bundle(outline), workers, class_dir, folder, found, lms, out_dir,
                                 reporters=reporters, reporter_options=reporter_options or {}, seed=seed,
-                                examples=examples, stages=stages, hide=[*hide, *download], progress=progress,
+                                examples=examples, behaviour=behaviour, stages=stages, hide=[*hide, *download],
+                                progress=progress,
                                 diagnose=diagnose, log=log)
 
 
 def _grade_class(bundle: Bundle, workers: Workers, download: Path, class_dir: Path, found: ClassFolder,
                  lms: LmsInfo | None, out_dir: Path, *, seed: int | None, reporters: Sequence[str],
-                 reporter_options: Mapping[str, Mapping[str, Any]], examples: bool, stages: Sequence[Stage],
+                 reporter_options: Mapping[str, Mapping[str, Any]], examples: bool, behaviour: bool,
+                 stages: Sequence[Stage],
                  hide: Sequence[Path], progress: Callable[[int, int], None] | None, diagnose: bool,
                  log: Callable[[str], None]) -> RunOutcome:
     """``grade_class`` on a class folder (``download``'s, or ``download`` itself) whose
@@ -234,9 +240,11 @@ def _grade_class(bundle: Bundle, workers: Workers, download: Path, class_dir: Pa
     tally = Tally(bundle.assignment)
     with staged(out_dir) as write_dir:
         # Opened first: a reporter's own input (the Canvas gradebook) is told before the workers start.
-        chosen_outputs = [open_reporter(name, write_dir, **reporter_options.get(name, {})) for name in reporters]
+        chosen_outputs = [open_reporter(name, write_dir, **_options(name, reporter_options, class_dir, reporters))
+                          for name in reporters]
         with prepare_run(bundle, class_dir, len(folders), seed=seed, workers=workers,
-                         hidden=(out_dir, write_dir, *hide), examples=examples, diagnose=diagnose, log=log,
+                         hidden=(out_dir, write_dir, *hide), examples=examples, diagnose=diagnose,
+                         behaviour=behaviour, log=log,
                          progress=progress) as run:
             isolation = run.isolation
             info = RunInfo(run.job.seed, str(bundle.assignment.path), str(download), __version__, workers.count,
@@ -261,3 +269,17 @@ def _grade_class(bundle: Bundle, workers: Workers, download: Path, class_dir: Pa
         notes += comparison.regrade.lines()
     summary = replace(tally.summary(), skipped=found.skipped, notes=tuple(notes))
     return RunOutcome(run.job.seed, summary, out_dir, time.perf_counter() - started)
+
+
+def _options(name: str, reporter_options: Mapping[str, Mapping[str, Any]], class_dir: Path,
+             reporters: Sequence[str]) -> dict[str, Any]:
+    """A reporter's keyword options; one that reads the students' code (``wants_class_folder``:
+    the integrity report) is told where their folders are, one that links to the other outputs
+    (``wants_formats``: the class report) which formats the run writes."""
+    options = dict(reporter_options.get(name, {}))
+    chosen = reporter_class(name)
+    if getattr(chosen, "wants_class_folder", False):
+        options["class_folder"] = class_dir
+    if getattr(chosen, "wants_formats", False):
+        options["formats"] = tuple(reporters)
+    return options

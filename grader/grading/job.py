@@ -20,6 +20,7 @@ class Job:
     hidden: tuple[str, ...]  # folders no sandbox may see besides the class: the outputs, a course
     examples: bool = False  # run each item's public example too, for a reporter's pictures
     diagnose: bool = True  # name the known mistakes that explain an item's lost points
+    behaviour: bool = False  # digest what an item that lost points returned (the integrity report)
 
 
 Outcome = tuple[Path, "str | BaseException"]  # the result as JSON text, or the grader's own failure

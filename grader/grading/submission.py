@@ -35,7 +35,7 @@ def seed_for(seed: int, *names: str) -> list[int]:
 
 def grade_submission(
     submission: Submission, bundle: Bundle, seed: int, open_runner: RunnerFactory, *, examples: bool = False,
-    diagnose: Diagnose | None = None,
+    diagnose: Diagnose | None = None, behaviour: bool = False,
 ) -> SubmissionResult:
     started = time.perf_counter()
     assignment = bundle.assignment
@@ -43,7 +43,8 @@ def grade_submission(
     notebooks: list[NotebookResult] = []
     for source in submission.files:
         nb_items = assignment.items_of(source.notebook)
-        report, results = _grade_notebook(source, nb_items, bundle.checks, seed, open_runner, examples, diagnose)
+        report, results = _grade_notebook(source, nb_items, bundle.checks, seed, open_runner, examples, diagnose,
+                                          behaviour)
         notebooks.append(report)
         items.extend(results)
     order = [item.name for item in assignment.items]
@@ -60,7 +61,7 @@ def grade_submission(
 
 def _grade_notebook(
     source: SourceFile, items: Sequence[Item], checks: Registry, seed: int, open_runner: RunnerFactory,
-    examples: bool, diagnose: Diagnose | None,
+    examples: bool, diagnose: Diagnose | None, behaviour: bool,
 ) -> tuple[NotebookResult, list[ItemResult]]:
     if source.problem is not None:
         report = NotebookResult(source.notebook, source.path, source.problem, (), "", source.note)
@@ -82,7 +83,7 @@ def _grade_notebook(
         if runner.load.failure is not None:
             results.append(zero_item(item, runner.load.failure))
             continue
-        result, alive = run_item(item, runner, seed, checks, diagnose)
+        result, alive = run_item(item, runner, seed, checks, diagnose, behaviour)
         results.append(result)
         if not alive:
             runner.close()
@@ -110,10 +111,11 @@ def named_cells(text: str, labels: dict[int, str]) -> str:
 
 
 def run_item(item: Item, runner: Runner, seed: int, registry: Registry,
-             diagnose: Diagnose | None = None) -> tuple[ItemResult, bool]:
+             diagnose: Diagnose | None = None, behaviour: bool = False) -> tuple[ItemResult, bool]:
     """Run an item's checks; returns the result and whether the runner is still usable. With
-    ``diagnose``, an item that lost points gets the known mistakes that explain it."""
-    recording = Recording(runner) if diagnose is not None else None
+    ``diagnose``, an item that lost points gets the known mistakes that explain it; with
+    ``behaviour``, the digest of what it returned (``grader.integrity.behaviour``)."""
+    recording = Recording(runner) if diagnose is not None or behaviour else None
     if recording is not None:
         runner = recording
     checks: list[CheckResult] = []
@@ -142,8 +144,13 @@ def run_item(item: Item, runner: Runner, seed: int, registry: Registry,
     diagnoses: tuple[Diagnosis, ...] = ()
     if recording is not None and diagnose is not None and earned < item.points:
         diagnoses = diagnose(item, recording, checks)
+    returned = ""
+    if recording is not None and behaviour and earned < item.points:
+        from ..integrity.behaviour import digest  # only a run with the integrity report needs it
+
+        returned = digest(recording.exchanges)
     result = ItemResult(item.name, item.notebook, item.points, earned, tuple(checks), output.text,
-                        output.dropped_bytes, error, diagnoses=diagnoses)
+                        output.dropped_bytes, error, diagnoses=diagnoses, behaviour=returned)
     return result, alive
 
 

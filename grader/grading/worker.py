@@ -154,6 +154,7 @@ def grade_folder(folder: str, job: Job) -> str:
         return SandboxRunner(state.zygote, source, assignment.limits, state.hide, items)
 
     result = grade_submission(submission, bundle, job.seed, open_runner, examples=job.examples,
-                              diagnose=state.diagnoser.diagnose if state.diagnoser else None)
+                              diagnose=state.diagnoser.diagnose if state.diagnoser else None,
+                              behaviour=job.behaviour)
     result = replace(result, seconds=round(time.perf_counter() - started, 4))
     return json.dumps(result.to_json(), ensure_ascii=False)

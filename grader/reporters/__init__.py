@@ -7,7 +7,10 @@ line in ``REPORTERS`` (imported only when chosen, so a format's optional depende
 optional). A reporter writes only inside the folder it is given (the run's staging folder).
 A reporter may take keyword options (``grade_class(reporter_options=...)``: the Canvas
 gradebook), and may have ``summary_lines()``: what the run's summary should say after it
-closed (the Canvas reporter's students it could not match).
+closed (the Canvas reporter's students it could not match). A reporter class asks the run for
+more by a true attribute: ``wants_examples`` (the public examples' pictures), ``wants_behaviour``
+(the digest of what each item that lost points returned), ``wants_class_folder`` (the class
+folder, as ``class_folder=``), ``wants_formats`` (the run's formats, as ``formats=``).
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ REPORTERS: dict[str, str] = {
     "report": "grader.reporters.class_report:ClassReport",
     "canvas": "grader.reporters.canvas:CanvasGradebook",
     "moodle": "grader.reporters.moodle:MoodleGrades",
+    "integrity": "grader.reporters.integrity:IntegrityReport",
 }
 DEFAULT_REPORTERS = ("csv", "json", "markdown")
 # The names `--report` took before `--format`; still accepted.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -44,8 +45,11 @@ class _Row:
 
 
 class ClassReport:
-    def __init__(self, out_dir: Path) -> None:
+    wants_formats = True  # it links to the integrity report when the run writes one
+
+    def __init__(self, out_dir: Path, formats: Sequence[str] = ()) -> None:
         self.out_dir = out_dir
+        self.formats = tuple(formats)
         self.rows: list[_Row] = []
         self.assignment: Assignment | None = None
         self.run: RunInfo | None = None
@@ -73,17 +77,20 @@ class ClassReport:
 
     def close(self) -> None:
         assert self.assignment is not None and self.run is not None, "start() first"
-        (self.out_dir / "report.html").write_text(class_report(self.assignment, self.run, self.rows, self.out_dir),
-                                                  encoding="utf-8")
+        (self.out_dir / "report.html").write_text(
+            class_report(self.assignment, self.run, self.rows, self.out_dir, integrity="integrity" in self.formats),
+            encoding="utf-8")
 
 
-def class_report(assignment: Assignment, run: RunInfo, rows: list[_Row], out_dir: Path) -> str:
+def class_report(assignment: Assignment, run: RunInfo, rows: list[_Row], out_dir: Path, integrity: bool = False) -> str:
     rows = sorted(rows, key=lambda r: r.student)
     n = len(rows)
     mean = sum(r.score for r in rows) / n if n else 0.0
     body = [f"<h1>Class report: {esc(assignment.name)}</h1>",
             f"<p>{n} students graded; class mean {mean:.1f} / {fmt_points(assignment.max_score)}; "
             f"seed {run.seed}; started {esc(run.started)}.</p>",
+            *(['<p><a href="integrity.html">Who shared work</a>: the pairs of students whose submissions share '
+               "uncommon code or wrong outputs, for a person to look.</p>"] if integrity else []),
             '<h2 id="scores">Scores</h2>', _histogram([r.score for r in rows], assignment.max_score)]
     body += _regrade(out_dir, n)
     body += _failure_rates(assignment, rows)

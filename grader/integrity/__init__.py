@@ -1,0 +1,13 @@
+"""Who shared work: the integrity report's analysis (``grader.reporters.integrity`` writes it).
+
+Two kinds of evidence, per graded item and per pair of students:
+
+- ``code``: the code a student wrote for an item (its ``def`` or ``class``, as the grader loads
+  the cells), normalised and fingerprinted (``fingerprints``), with everything public
+  subtracted (``public``: the release's starter code and solutions, the bundle's catalogue,
+  ``--known-sources``);
+- ``behaviour``: what the student's code returned on the item's hidden checks, as a digest
+  the worker records for items that lost points (``behaviour``).
+
+``evidence`` indexes both for the whole class and scores the pairs; ``page`` draws them.
+"""

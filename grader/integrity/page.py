@@ -1,0 +1,104 @@
+"""``integrity.html``: the flagged pairs, their clusters, and each pair's code side by side.
+
+Self-contained like the other pages (``grader.render.html.page``): the shared uncommon lines
+are marked in both students' code, and the shared wrong outputs are said in words. It is
+written for a person to look, and says so: it changes no grade.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ..render.html import esc, page
+from .evidence import ItemEvidence, Pair
+from .fingerprints import ItemCode
+
+_STYLE = """<style>
+.pair { border-top: 1px solid #bbb; margin-top: 1.5em; }
+.side { display: flex; gap: 1em; align-items: flex-start; }
+.side > div { flex: 1; min-width: 0; }
+.side pre { background: #f6f6f6; padding: .5em; overflow-x: auto; font-size: 12px; }
+.side mark { background: #ffe08a; display: inline-block; width: 100%; }
+.ln { color: #888; user-select: none; }
+</style>"""
+
+
+def integrity_page(assignment: str, flagged: Sequence[Pair], groups: Sequence[tuple[str, ...]],
+                   code: Mapping[str, Mapping[str, ItemCode]], public: Mapping[str, Mapping[str, tuple[str, ...]]],
+                   students: int, notes: Sequence[str]) -> str:
+    body = [_STYLE, f"<h1>Who shared work: {esc(assignment)}</h1>",
+            f"<p>{students} students compared; {len(flagged)} pair{'s' * (len(flagged) != 1)} to look at. "
+            "A pair is listed when its code shares uncommon passages (public code, the release's starter code "
+            "and what many students wrote are set aside), or its code returned the same unusual wrong values on "
+            "the hidden checks (a score of 0.5 or more: one item's uncommon code all shared, or the same wrong "
+            "answers on two items, or the like). This page is for a person to look: "
+            "it changes no grade, and similar work has innocent causes too.</p>"]
+    if groups:
+        body.append('<h2 id="clusters">Groups of three or more</h2><ul>')
+        body += [f"<li>{esc(', '.join(g))}</li>" for g in groups]
+        body.append("</ul>")
+    body.append('<h2 id="pairs">Pairs</h2>')
+    if flagged:
+        body.append("<table><tr><th>#</th><th>student_a</th><th>student_b</th><th>score</th><th>items</th>"
+                    "<th>evidence</th></tr>")
+        body += [f'<tr><td><a href="#pair-{n}">{n}</a></td><td>{esc(p.a)}</td><td>{esc(p.b)}</td>'
+                 f"<td>{p.score:.2f}</td><td>{esc('; '.join(e.item for e in p.listed))}</td>"
+                 f"<td>{esc(p.evidence)}</td></tr>" for n, p in enumerate(flagged, start=1)]
+        body.append("</table>")
+    else:
+        body.append("<p>No pair shares enough uncommon work to be listed.</p>")
+    for n, p in enumerate(flagged, start=1):
+        body += _pair(n, p, code.get(p.a, {}), code.get(p.b, {}))
+    if public:
+        body.append('<h2 id="public">Code that matches public code</h2>'
+                    "<p>No evidence between students: where their code comes from.</p><ul>")
+        body += [f"<li>{esc(s)}: " + "; ".join(f"{esc(item)} matches public code: {esc(', '.join(names))}"
+                                                for item, names in sorted(items.items())) + "</li>"
+                 for s, items in sorted(public.items())]
+        body.append("</ul>")
+    if notes:
+        body.append('<h2 id="notes">Not compared</h2><ul>')
+        body += [f"<li>{esc(note)}</li>" for note in notes]
+        body.append("</ul>")
+    return page(f"Who shared work: {assignment}", body)
+
+
+def _pair(n: int, p: Pair, a: Mapping[str, ItemCode], b: Mapping[str, ItemCode]) -> list[str]:
+    out = [f'<section class="pair" id="pair-{n}"><h2>{n}. {esc(p.a)} and {esc(p.b)} (score {p.score:.2f})</h2>',
+           f"<p>They {esc(p.evidence)}.</p>"]
+    for e in p.listed:
+        out.append(f"<h3>{esc(e.item)}</h3>")
+        words = _behaviour(e)
+        if words:
+            out.append(f"<p>{esc(words)}</p>")
+        if e.code > 0:
+            out.append(f"<p>Uncommon code in common: {e.code:.0%} of the smaller definition's fingerprints "
+                       "(marked).</p>")
+        out.append('<div class="side">' + _column(p.a, a.get(e.item), e.lines_a)
+                   + _column(p.b, b.get(e.item), e.lines_b) + "</div>")
+    out.append("</section>")
+    return out
+
+
+def _behaviour(e: ItemEvidence) -> str:
+    if not e.sharers:
+        return ""
+    others = e.sharers - 2
+    text = "Both lost points here, and their code returned the same values on every hidden check"
+    text += f" (as did {others} other student{'s' * (others != 1)})" if others else " (no one else did)"
+    if e.explained:
+        text += "; a known mistake explains those values, so it weighs little"
+    return text + "."
+
+
+def _column(student: str, code: ItemCode | None, marked: Sequence[int]) -> str:
+    if code is None:
+        return f"<div><h4>{esc(student)}</h4><p>(no definition found)</p></div>"
+    lines = code.source.splitlines()
+    shown = set(marked)
+    width = len(str(len(lines)))
+    rows = []
+    for number, line in enumerate(lines, start=1):
+        text = f'<span class="ln">{number:>{width}}</span> {esc(line)}'
+        rows.append(f"<mark>{text}</mark>" if number in shown else text)
+    return (f"<div><h4>{esc(student)}: {esc(code.where)}</h4><pre>" + "\n".join(rows) + "</pre></div>")

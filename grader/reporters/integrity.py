@@ -1,0 +1,83 @@
+"""``integrity.csv`` and ``integrity.html``: pairs of students whose submissions share work.
+
+As each result arrives, the student's graded files are read again (as text: parsed, never
+run) for the code of each item, and the digests of what the code returned on the items that
+lost points come with the result (``wants_behaviour``). At the end, ``grader.integrity``
+compares the whole class and the flagged pairs are written, strongest first. The report
+changes no grade, and no other output.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from ..assignment.bundle import Bundle
+from ..integrity.evidence import Work, clusters, flagged, pairs, public_matches
+from ..integrity.fingerprints import ItemCode, definitions
+from ..integrity.page import integrity_page
+from ..integrity.public import Public, public_code
+from ..results import RunInfo, SubmissionResult
+from ..submissions.load import read_cells
+
+COLUMNS = ("student_a", "student_b", "score", "items", "evidence")
+
+
+class IntegrityReport:
+    wants_behaviour = True
+    wants_class_folder = True
+
+    def __init__(self, out_dir: Path, class_folder: Path | None = None, known_sources: Path | None = None) -> None:
+        self.out_dir = out_dir
+        self.class_folder = class_folder
+        self.known_sources = known_sources
+        self.bundle: Bundle | None = None
+        self.public: Public | None = None
+        self.works: list[Work] = []
+        self.notes: list[str] = []
+        self.flagged = 0
+
+    def start(self, bundle: Bundle, run: RunInfo) -> None:
+        self.bundle = bundle
+        self.public = public_code(bundle, self.known_sources)
+        self.notes += [f"public file {skipped}" for skipped in self.public.skipped]
+
+    def add(self, result: SubmissionResult) -> None:
+        assert self.bundle is not None, "start() first"
+        code: dict[str, ItemCode] = {}
+        for notebook in result.notebooks:
+            if notebook.path is None or self.class_folder is None:
+                continue
+            path = self.class_folder / result.student / notebook.path
+            try:
+                cells = read_cells(path)
+            except (ValueError, OSError) as exc:
+                self.notes.append(f"{result.student}: {notebook.path} could not be read ({exc})")
+                continue
+            names = [item.name for item in self.bundle.assignment.items_of(notebook.notebook)]
+            code.update(definitions(cells, names))
+        self.works.append(Work(result.student, code,
+                               {item.name: item.behaviour for item in result.items if item.behaviour},
+                               frozenset(item.name for item in result.items if item.diagnoses)))
+
+    def close(self) -> None:
+        assert self.bundle is not None and self.public is not None, "start() first"
+        works = sorted(self.works, key=lambda w: w.student)
+        found = flagged(pairs(works, self.public))
+        self.flagged = len(found)
+        text = io.StringIO()
+        writer = csv.writer(text, lineterminator="\n")
+        writer.writerow(COLUMNS)
+        for p in found:
+            writer.writerow([p.a, p.b, f"{p.score:.3f}", ";".join(e.item for e in p.listed), p.evidence])
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        (self.out_dir / "integrity.csv").write_text(text.getvalue(), encoding="utf-8")
+        matches = {w.student: m for w in works if (m := public_matches(w, self.public))}
+        html = integrity_page(self.bundle.name, found, clusters(found), {w.student: w.code for w in works}, matches,
+                              len(works), self.notes)
+        (self.out_dir / "integrity.html").write_text(html, encoding="utf-8")
+
+    def summary_lines(self) -> list[str]:
+        line = f"integrity: {self.flagged} pair{'s' * (self.flagged != 1)} of students to look at (integrity.html)"
+        return [line, *(f"integrity: not compared: {note}" for note in self.notes)]

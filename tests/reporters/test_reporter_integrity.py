@@ -1,0 +1,144 @@
+"""The integrity report end to end: the real CLI on classes with planted copies
+(``benchmarks/integrity_class.py``), as an instructor runs it."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from same_outputs import comparable, differences
+
+from benchmarks.integrity_class import build
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.reporters.integrity import COLUMNS
+
+pytest.importorskip("torch")
+
+SEED = 5
+ITEMS = {item.name for item in load_bundle(DEFAULT_ASSIGNMENT).assignment.items}
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def grade(class_dir: Path, out: Path, formats: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "grader", "grade", str(class_dir), "--out", str(out), "--seed",
+                           str(SEED), "--no-progress", "--format", formats, *extra],
+                          capture_output=True, text=True, timeout=900)
+
+
+def rows(out: Path) -> list[dict[str, str]]:
+    with open(out / "integrity.csv", newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        assert tuple(reader.fieldnames or ()) == COLUMNS
+        return list(reader)
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[str, str, str]]]:
+    """A class of 40 with 8 planted pairs, graded with the integrity report and without."""
+    tmp = tmp_path_factory.mktemp("integrity")
+    pairs = build(tmp / "class", 40, seed=2)
+    for out, formats in (("with", "csv,json,markdown,report,integrity"), ("without", "csv,json,markdown,report")):
+        done = grade(tmp / "class", tmp / out, formats)
+        assert done.returncode == 0, done.stderr[-3000:]
+    return tmp, pairs
+
+
+def test_planted_copies_are_flagged_and_independent_students_are_not(planted):
+    tmp, pairs = planted
+    found = rows(tmp / "with")
+    flagged = {frozenset((r["student_a"], r["student_b"])) for r in found}
+    copies = {frozenset((a, b)) for a, b, _ in pairs}
+    assert len(flagged & copies) >= 0.85 * len(copies), (sorted(map(sorted, flagged)), pairs)
+    independent_pairs = 40 * 39 // 2 - len(copies)
+    assert len(flagged - copies) <= 0.01 * independent_pairs
+    scores = [float(r["score"]) for r in found]
+    assert scores == sorted(scores, reverse=True) and all(0.5 <= s <= 1 for s in scores)
+    for r in found:
+        assert r["items"] and set(r["items"].split(";")) <= ITEMS
+        assert r["evidence"].startswith(("share ", "their code returned "))
+
+
+def test_the_report_changes_no_grade_and_no_other_output(planted, tmp_path):
+    tmp, _ = planted
+    with_report, without = tmp / "with", tmp / "without"
+    # grades.csv and every feedback file the same; results.json too, timings aside and the last digits
+    # of a failed comparison's margin (torch's float32 sums may run in another order from run to
+    # run, with or without the report); the class report differs by its link to this report alone.
+    found = differences(with_report, without)
+    assert set(found) - {"differs: results.json"} == {f"only in {with_report}: integrity.csv",
+                                                      f"only in {with_report}: integrity.html", "differs: report.html"}
+    assert _margins_rounded(with_report / "results.json") == _margins_rounded(without / "results.json")
+    link = '<p><a href="integrity.html">Who shared work</a>'
+    report = (with_report / "report.html").read_text(encoding="utf-8")
+    assert link in report
+    unlinked = tmp_path / "report.html"
+    unlinked.write_text("\n".join(line for line in report.split("\n") if not line.startswith(link)), encoding="utf-8")
+    assert comparable(unlinked) == comparable(without / "report.html")
+    assert (with_report / "grades.csv").read_bytes() == (without / "grades.csv").read_bytes()
+
+
+def _margins_rounded(path: Path) -> bytes:
+    def rounded(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: (float(f"{v:.3g}") if k == "margin" and v is not None else rounded(v)) for k, v in value.items()}
+        return [rounded(v) for v in value] if isinstance(value, list) else value
+
+    scratch = path.parent.parent / f"{path.parent.name}-rounded.json"
+    scratch.write_text(json.dumps(rounded(json.loads(path.read_text(encoding="utf-8")))), encoding="utf-8")
+    return comparable(scratch)
+
+
+def test_the_page_shows_each_pair_side_by_side(planted, tmp_path):
+    tmp, _ = planted
+    page = (tmp / "with" / "integrity.html").read_text(encoding="utf-8")
+    found = rows(tmp / "with")
+    assert page.count('<section class="pair"') == len(found) and "<mark>" in page
+    assert "changes no grade" in page and "<script" not in page and "http" not in page.split("</style>")[-1]
+    if CHROMIUM is None:
+        pytest.skip("no Chromium on this machine (Debian: apt-get install chromium); CI installs it")
+    from test_reporters_html import colour_share, screenshot
+
+    png = tmp_path / "integrity.png"
+    screenshot(tmp / "with" / "integrity.html", png, tmp_path / "profile", 2400)
+    assert colour_share(png, (255, 255, 255), 0) < 0.97
+    assert colour_share(png, (0xFF, 0xE0, 0x8A), 6) > 0.002  # the shared lines, marked
+
+
+def test_known_sources_are_no_evidence_and_unreadable_notebooks_are_named(tmp_path):
+    pairs = build(tmp_path / "class", 12, seed=3)
+    copier, source, _ = pairs[0]
+    broken = tmp_path / "class" / "zz_broken"
+    broken.mkdir()
+    (broken / "attention_numpy.ipynb").write_text("{not json", encoding="utf-8")
+    known = tmp_path / "known"
+    known.mkdir()
+    for name in ("attention_numpy.py", "attention_torch.py"):
+        shutil.copy(tmp_path / "class" / source / name, known / f"{source}_{name}")
+    done = grade(tmp_path / "class", tmp_path / "out", "csv,integrity", "--known-sources", str(known))
+    assert done.returncode == 0, done.stderr[-3000:]
+    for r in rows(tmp_path / "out"):
+        if {r["student_a"], r["student_b"]} == {copier, source}:
+            assert "uncommon code" not in r["evidence"]  # what they share is public now
+    page = (tmp_path / "out" / "integrity.html").read_text(encoding="utf-8")
+    assert f"{source}: " in page and "matches public code: " in page
+    assert "zz_broken: attention_numpy.ipynb could not be read" in page
+    assert "integrity: not compared: zz_broken" in done.stdout
+
+
+@pytest.mark.parametrize("case", ["missing", "empty", "without-format"])
+def test_a_bad_known_sources_folder_is_one_line(tmp_path, case):
+    (tmp_path / "class" / "ann").mkdir(parents=True)
+    (tmp_path / "empty").mkdir()
+    folder = {"missing": tmp_path / "nowhere", "empty": tmp_path / "empty", "without-format": tmp_path / "empty"}[case]
+    formats = "csv" if case == "without-format" else "csv,integrity"
+    done = grade(tmp_path / "class", tmp_path / "out", formats, "--known-sources", str(folder))
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "--known-sources" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "out").exists()
