@@ -61,6 +61,9 @@ def fill_reference(reference: Path, name: str, body: str) -> None:
 
 
 def test_scaffold_fill_audit_grade(tmp_path: Path) -> None:
+    # The audit grades the whole bundle (its torch items too) and releases the stubs (nbgrader).
+    pytest.importorskip("torch")
+    pytest.importorskip("nbgrader")
     bundle = copy_bundle(tmp_path)
     for args in (["scale_rows", "--notebook", "attention_numpy"],
                  ["ShiftLayer", "--notebook", "attention_torch", "--module"]):

@@ -282,6 +282,7 @@ def test_a_module_is_checked_statement_by_statement_and_a_syntax_error_names_its
 def test_an_untouched_release_is_one_line_per_item_not_attempted(release: Path, poison: Path, tmp_path: Path):
     """The released stubs: each item says once that it was not attempted, as the feedback does,
     not one FAIL ... NotImplementedError line per check."""
+    pytest.importorskip("torch", reason="the torch notebook's public checks need torch")
     shutil.copy(release / "check.py", tmp_path / "check.py")
     for notebook in BUNDLE.release:
         shutil.copy(SAMPLE.parent.parent / "Blank Student" / "attention" / notebook, tmp_path / notebook)
