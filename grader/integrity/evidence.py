@@ -3,10 +3,11 @@
 Per item, two kinds of evidence, each from 0 to 1:
 
 - **code**: of the fingerprints of the two students' items that are neither public
-  (``public``) nor common in the class (held by more than ``common_limit`` students: what
-  independent students converge to), the share they hold both (a copy: all of them; two
-  students who happen to write a line alike: a few), counted over at least ``MIN_PRINTS`` so
-  that a one-line function cannot be strong evidence;
+  (``public``) nor common in the class (held by more than ``common_limit`` students, a tenth:
+  what independent students converge to), the share they hold both, each fingerprint weighing
+  ``1 / (holders - 1)`` (a copy: all of them; two students who happen to write a line as
+  several others do: a little), counted over at least ``MIN_PRINTS`` so that a one-line
+  function cannot be strong evidence;
 - **behaviour**: both lost points on the item and their code returned the same values on its
   hidden checks. ``1.5 / n`` when ``n`` students share those values (two: 0.75; ten: 0.15), and
   a tenth of that when a known mistake (a catalogue mutant) explains them: a classic mistake
@@ -14,10 +15,12 @@ Per item, two kinds of evidence, each from 0 to 1:
   of it alone never flags a pair: two people can slip the same unusual way once.
 
 An item's evidence is the chance that either would say so, ``1 - (1 - code)(1 - behaviour)``;
-a pair's strength ``S`` is their sum over the items, and its score ``S / (S + FLAG)``. A pair is
-flagged from ``S = FLAG`` (score 0.5): one item whose uncommon code is all shared, the same
-unusual wrong answers on two items, or the like. ``benchmarks/bench_integrity.py`` measures
-what that flags on a class with planted copies (the README gives the figures).
+a pair's strength ``S`` is their sum over the items, and its score ``S / (S + F)``, where ``F``
+(``flag_at``) is ``FLAG`` in a class of up to ``SMALL_CLASS`` students and grows by half for
+every tenfold past it. A pair is flagged from ``S = F`` (score 0.5): in a small class, one
+item whose uncommon code is all shared, the same unusual wrong answers on two items, or the
+like. ``benchmarks/bench_integrity.py`` measures what that flags on a class with planted
+copies (the README gives the figures).
 
 Everything is indexed for the whole class (a fingerprint or a digest to the students who hold
 it): only students who share something are ever paired.
@@ -36,7 +39,8 @@ from .public import Public
 
 MIN_PRINTS = 4
 EXPLAINED = 0.1  # the weight of a shared wrong output that a known mistake explains
-FLAG = 1.0
+FLAG = 1.0  # the strength from which a pair of a class of up to SMALL_CLASS students is listed
+SMALL_CLASS = 40
 SHARED_ANSWER = 1.5  # the behaviour evidence of n students who returned the same wrong values: 1.5 / n
 LISTED = 0.25  # an item's evidence from which it is named in the pair's row
 
@@ -72,10 +76,11 @@ class Pair:
     b: str
     strength: float
     items: tuple[ItemEvidence, ...]  # the items with any evidence, strongest first
+    flag: float = FLAG  # the strength from which it is listed, in its class (``flag_at``)
 
     @property
     def score(self) -> float:
-        return self.strength / (self.strength + FLAG)
+        return self.strength / (self.strength + self.flag)
 
     @property
     def listed(self) -> tuple[ItemEvidence, ...]:
@@ -104,9 +109,16 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}{'s' * (n != 1)}"
 
 
+def flag_at(students: int) -> float:
+    """The strength from which a pair is listed: ``FLAG``, and half a unit more for every tenfold
+    of students past ``SMALL_CLASS``, since the pairs that may coincide by chance grow as the
+    square of the class (1,000 students: 1.7)."""
+    return FLAG + 0.5 * math.log10(max(1.0, students / SMALL_CLASS))
+
+
 def common_limit(students: int) -> int:
     """How many students may hold a fingerprint before it counts as convergence."""
-    return max(4, math.ceil(students / 50))
+    return max(4, math.ceil(students / 10))
 
 
 def pairs(works: Sequence[Work], public: Public) -> list[Pair]:
@@ -137,7 +149,7 @@ def pairs(works: Sequence[Work], public: Public) -> list[Pair]:
                 same[(i, j)] = len(who)
         for i, j in shared.keys() | same.keys():
             hashes = shared.get((i, j), set())
-            code = len(hashes) / max(MIN_PRINTS, len(own[i] | own[j])) if hashes else 0.0
+            code = _share(hashes, own[i] | own[j], holders) if hashes else 0.0
             sharers = same.get((i, j), 0)
             explained = sharers > 0 and (item in works[i].explained or item in works[j].explained)
             behaviour = (SHARED_ANSWER / sharers) * (EXPLAINED if explained else 1.0) if sharers else 0.0
@@ -147,13 +159,14 @@ def pairs(works: Sequence[Work], public: Public) -> list[Pair]:
     found = []
     for (i, j), per_item in evidence.items():
         per_item.sort(key=lambda e: (-e.strength, e.item))
-        found.append(Pair(works[i].student, works[j].student, sum(e.strength for e in per_item), tuple(per_item)))
+        found.append(Pair(works[i].student, works[j].student, sum(e.strength for e in per_item), tuple(per_item),
+                          flag_at(len(works))))
     found.sort(key=lambda p: (-p.strength, p.a, p.b))
     return found
 
 
 def flagged(found: Iterable[Pair]) -> list[Pair]:
-    return [p for p in found if p.strength >= FLAG]
+    return [p for p in found if p.strength >= p.flag]
 
 
 def clusters(found: Sequence[Pair]) -> list[tuple[str, ...]]:
@@ -188,6 +201,15 @@ def public_matches(work: Work, public: Public) -> dict[str, tuple[str, ...]]:
         if best:
             matches[item] = tuple(sorted(best))
     return matches
+
+
+def _share(shared: set[int], union: set[int], holders: dict[int, list[int]]) -> float:
+    """The weight of the fingerprints two students share among all of theirs, each weighing
+    1 / (its holders - 1), as rare as it is; counted over at least ``MIN_PRINTS`` of them."""
+    def weight(prints: set[int]) -> float:
+        return sum(1 / max(1, len(holders[h]) - 1) for h in prints)
+
+    return weight(shared) / weight(union) * min(1.0, len(union) / MIN_PRINTS)
 
 
 def _own_prints(code: ItemCode | None, public: Public) -> set[int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.integrity.evidence import FLAG, Work, clusters, flagged, pairs, public_matches
+from grader.integrity.evidence import FLAG, Work, clusters, flag_at, flagged, pairs, public_matches
 from grader.integrity.fingerprints import definitions
 from grader.integrity.public import Public
 from grader.submissions.load import Cell
@@ -88,3 +88,11 @@ def test_three_students_who_share_work_are_one_cluster():
     group = [work(n, OWN) for n in ("ann", "bob", "cy")]
     found = flagged(pairs(group + others(3), NOTHING))
     assert len(found) == 3 and clusters(found) == [("ann", "bob", "cy")]
+
+
+def test_a_larger_class_needs_more_evidence():
+    # The pairs that may coincide by chance grow as the square of the class.
+    assert flag_at(6) == flag_at(40) == FLAG < flag_at(400) < flag_at(1000) < FLAG + 1
+    found = pairs([work("ann", OWN), work("bob", OWN), *others(3)], NOTHING)
+    assert found[0].flag == FLAG and found[0].strength == pytest.approx(FLAG)  # one item, all shared
+    assert found[0].score == pytest.approx(0.5) and flagged(found)
