@@ -123,6 +123,22 @@ def test_a_context_from_the_keys_of_the_right_shape_is_named(assignment, grade):
     assert "sum of the keys" in message
 
 
+def test_a_wrong_context_of_another_width_than_the_keys_fails_and_does_not_crash(assignment, grade):
+    """The check that names a sum of the keys compared the context with it even where the keys'
+    width is not the values' (d_v != d): the grader itself failed on such a student."""
+    code = ('''
+_luong_of_reference = luong_attention
+
+
+def luong_attention(query, keys, values, method="general", W=None, W_c=None, v=None, mask=None):
+    context, weights = _luong_of_reference(query, keys, values, method, W, W_c, v, mask)
+    return context * 1.5, weights
+''')
+    failed = lost(grade(assignment, "attention_numpy", code=code, seed=3)["luong_attention"])
+    assert failed and all("sum_j weights[b, j] * values[b, j]" in m for name, m in failed.items()
+                          if name.endswith("context_is_weighted_sum_of_values"))
+
+
 @pytest.mark.parametrize("item, slip, method", [
     ("luong_attention", "luong_concat_keys_first", "concat"),
     ("LuongAttention", "luong_module_general_W_on_keys", "general"),
