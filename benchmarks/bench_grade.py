@@ -70,13 +70,16 @@ def _status_kb(pid: int, key: str) -> int:
 
 
 def _pss_kb(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as handle:
-            for line in handle:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
+    """The process's proportional set size: from ``smaps_rollup``, or summed over ``smaps``
+    where a kernel has no rollup (gVisor)."""
+    for name in ("smaps_rollup", "smaps"):
+        try:
+            with open(f"/proc/{pid}/{name}") as handle:
+                found = [int(line.split()[1]) for line in handle if line.startswith("Pss:")]
+        except (OSError, ValueError, IndexError):
+            continue
+        if found:
+            return sum(found)
     return 0
 
 
@@ -93,6 +96,11 @@ def _children() -> dict[int, list[int]]:
         ppid = int(stat.rsplit(")", 1)[1].split()[1])
         tree.setdefault(ppid, []).append(int(entry.name))
     return tree
+
+
+def _threads(pid: int) -> int:
+    """A worker watches its channel from a thread of its own; a zygote has one thread."""
+    return _status_kb(pid, "Threads:")
 
 
 def _cmdline(pid: int) -> str:
@@ -113,7 +121,7 @@ class TreeMemory:
     hwm: dict[int, int] = field(default_factory=dict)  # pid -> VmHWM kB
     role: dict[int, str] = field(default_factory=dict)
     peak_pss_kb: int = 0
-    peak_pair_pss_kb: int = 0  # the largest worker + its zygotes (+ their sandboxes), PSS
+    peak_pair_pss_kb: int = 0  # the largest worker, or zygote with its sandbox, PSS
     _stop: threading.Event = field(default_factory=threading.Event)
 
     def start(self) -> TreeMemory:
@@ -146,16 +154,14 @@ class TreeMemory:
                 parent_role = self.role.get(parent.get(pid, -1), "")
                 if pid == self.root:
                     self.role[pid] = "main"
-                elif parent_role in ("zygote", "sandbox"):  # forked: same command line as the zygote
+                elif parent_role in ("zygote", "sandbox"):  # forked: the same command line
                     self.role[pid] = "sandbox"
-                elif "grader.sandbox.zygote" in cmd:
+                elif parent_role == "image":  # a worker or a zygote: both are the image's forks
+                    self.role[pid] = "zygote" if _threads(pid) == 1 else "worker"
+                elif "grader.sandbox.image" in cmd:
+                    self.role[pid] = "image"
+                elif "grader.sandbox.zygote" in cmd:  # a Dask worker's own
                     self.role[pid] = "zygote"
-                elif parent_role == "server":  # forked by the pool's fork server
-                    self.role[pid] = "worker"
-                elif "forkserver" in cmd:
-                    self.role[pid] = "server"
-                elif "resource_tracker" in cmd:
-                    self.role[pid] = "other"
                 elif "spawn_main" in cmd or "distributed" in cmd:
                     self.role[pid] = "worker"
                 else:
@@ -166,21 +172,22 @@ class TreeMemory:
             pss[pid] = _pss_kb(pid)
             total += pss[pid]
         self.peak_pss_kb = max(self.peak_pss_kb, total)
-        pairs: dict[int, int] = {}
-        for pid in seen:  # each process counts to the worker above it
+        # The largest worker's or zygote's own tree (a zygote's sandboxes counted to it).
+        subtrees: dict[int, int] = {}
+        for pid in seen:
             above = pid
-            while above in parent and self.role.get(above) != "worker":
+            while above in parent and self.role.get(above) not in ("worker", "zygote"):
                 above = parent[above]
-            if self.role.get(above) == "worker":
-                pairs[above] = pairs.get(above, 0) + pss[pid]
-        self.peak_pair_pss_kb = max([self.peak_pair_pss_kb, *pairs.values()])
+            if self.role.get(above) in ("worker", "zygote"):
+                subtrees[above] = subtrees.get(above, 0) + pss[pid]
+        self.peak_pair_pss_kb = max([self.peak_pair_pss_kb, *subtrees.values()])
 
     def summary(self) -> dict[str, float]:
         by_role: dict[str, list[int]] = {}
         for pid, kb in self.hwm.items():
             by_role.setdefault(self.role.get(pid, "other"), []).append(kb)
         mb = lambda kb: round(kb / 1024, 1)  # noqa: E731
-        long_lived = sum(sum(by_role.get(r, [])) for r in ("main", "server", "worker", "zygote", "other"))
+        long_lived = sum(sum(by_role.get(r, [])) for r in ("main", "image", "worker", "zygote", "other"))
         return {
             "peak_rss_mb_main_workers_zygotes": mb(long_lived),
             "peak_rss_mb_main": mb(sum(by_role.get("main", []))),
@@ -230,6 +237,21 @@ def _env() -> dict[str, str]:
     return env
 
 
+def measure_tree(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> tuple[float, float, TreeMemory, str]:
+    """Run ``cmd``: its wall time, the CPU time of its whole process tree, its memory, its stdout."""
+    started, cpu = time.perf_counter(), _cpu()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
+    memory = TreeMemory(proc.pid).start()
+    stdout, stderr = proc.communicate()
+    wall = time.perf_counter() - started
+    memory.stop()
+    _reap_orphans()
+    cpu = _cpu() - cpu
+    if proc.returncode != 0:
+        raise RuntimeError(f"the run failed ({proc.returncode}):\n{stdout}\n{stderr[-4000:]}")
+    return wall, cpu, memory, stdout
+
+
 def measure_ours(class_dir: Path, out_dir: Path, seed: int, jobs: int | None,
                  scheduler: str | None = None, extra: tuple[str, ...] = ()) -> dict[str, Any]:
     cmd = [PYTHON, "-m", "grader", "grade", str(class_dir), "--out", str(out_dir), "--seed", str(seed),
@@ -238,16 +260,7 @@ def measure_ours(class_dir: Path, out_dir: Path, seed: int, jobs: int | None,
         cmd += ["--jobs", str(jobs)]
     if scheduler:
         cmd += ["--scheduler", scheduler]
-    started, cpu = time.perf_counter(), _cpu()
-    proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    memory = TreeMemory(proc.pid).start()
-    stdout, stderr = proc.communicate()
-    wall = time.perf_counter() - started
-    memory.stop()
-    _reap_orphans()
-    cpu = _cpu() - cpu
-    if proc.returncode != 0:
-        raise RuntimeError(f"grader failed ({proc.returncode}):\n{stdout}\n{stderr}")
+    wall, cpu, memory, _ = measure_tree(cmd, _env())
     results = json.loads((out_dir / "results.json").read_text())
     per = {s["student"]: s["seconds"] for s in results["students"]}
     scores = {s["student"]: s["score"] for s in results["students"]}
@@ -547,8 +560,8 @@ def _sweep(args: argparse.Namespace, work: Path, counts: list[int]) -> int:
         table.append(row)
         print(f"{jobs:5d} {row['wall']:8.1f} {speed:8.2f}x {100 * row['efficiency']:10.0f}% "
               f"{row['cpu_per_student']:10.3f} {row['pss_tree_mb']:12.0f} {row['pss_pair_mb']:12.0f}")
-    print(f"  (speed-up and efficiency against --jobs {base_jobs}; PSS/pair: the largest worker with its "
-          "zygote and sandbox, at its peak)")
+    print(f"  (speed-up and efficiency against --jobs {base_jobs}; PSS/pair: the largest worker, or zygote "
+          "with its sandbox, at its peak)")
     report["sweep"] = table
     if args.json:
         args.json.write_text(json.dumps(report, indent=1, default=list))
@@ -624,7 +637,7 @@ def _run(args: argparse.Namespace, work: Path) -> int:
           f"largest zygote {mem['peak_rss_mb_zygote_max']:.0f}); "
           f"largest sandbox {mem['peak_rss_mb_sandbox_max']:.0f} MB; "
           f"peak PSS of the whole tree {mem['peak_pss_mb_tree']:.0f} MB, "
-          f"of the largest worker with its zygote and sandbox {mem['peak_pss_mb_worker_pair']:.0f} MB")
+          f"of the largest worker, or zygote with its sandbox, {mem['peak_pss_mb_worker_pair']:.0f} MB")
     if hung:
         print(f"  hanging students ({', '.join(hung)}): ours " + ", ".join(f"{ours['per'][h]:.1f} s" for h in hung)
               + (", nbgrader " + ", ".join(f"{nbg['per'][h]:.1f} s" for h in hung if h in nbg["per"]) if nbg else ""))

@@ -2,8 +2,9 @@
 
 A class is graded in parallel across workers, not inside one: sixteen workers each running
 a sixteen-thread pool on tiny matrices would only fight over the cores. numpy and torch read
-the variables once, when they load: the pool's fork server imports ``grader.grading.pin_threads``
-(which sets them) before it imports them.
+the variables once, when they load: the warm image every local worker is forked from is
+started with them set (``grader.sandbox.zygotes``), and a worker sets them again over the
+caller's environment.
 """
 
 from __future__ import annotations

@@ -95,15 +95,8 @@ def test_ctrl_c_leaves_the_previous_results_and_no_process(previous, ends_within
     class_dir, out, before = previous
     proc = start(class_dir, out)
     read_until(proc, r"[12]/3")  # "hangs", graded last, is in progress or yet to come
-    # multiprocessing's resource tracker and fork server end by themselves once the run's
-    # process has ended (each waits for the end of a pipe from it): just after the run, not before.
-    # (A worker forked by the fork server carries the server's command line: it is told apart
-    # by its parent, the server, where the helpers' parent is the run.)
-    members = session_members(proc.pid)
-    helpers = [p for p in members if int(stat_fields(p)[1]) == proc.pid and re.search(
-        rb"resource_tracker|multiprocessing\.forkserver", Path(f"/proc/{p}/cmdline").read_bytes())]
-    run = [p for p in members if p not in helpers]
-    assert len(run) >= 3  # the run, its worker and the worker's zygote
+    run = session_members(proc.pid)
+    assert len(run) >= 4  # the run, its warm image, the worker and the worker's zygote
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     lines = [line for line in err.decode().splitlines() if line.strip()]
@@ -113,23 +106,20 @@ def test_ctrl_c_leaves_the_previous_results_and_no_process(previous, ends_within
     assert snapshot(out) == before
     assert sorted(p.name for p in out.parent.iterdir()) == ["class", "out"]
     assert set(run) & set(session_members(proc.pid)) == set()  # the worker ended its zygote, the run its worker
-    assert [pid for pid in helpers if not ends_within(pid, 30)] == []
 
 
-@pytest.mark.parametrize("moment", [rb"multiprocessing\.forkserver", rb"grader\.sandbox\.zygote"],
-                         ids=["fork-server-importing", "zygote-importing"])
-def test_ctrl_c_while_the_workers_start_says_one_line_and_no_traceback(tmp_path: Path, moment: bytes):
-    """Ctrl-C reaches the whole process group: the fork server and the zygote, importing
-    (numpy, torch), must leave it to the run's main process. (The fork server starts for two
-    workers; one worker is forked by its zygote: ``grader.single``.)"""
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_ctrl_c_while_the_workers_start_says_one_line_and_no_traceback(tmp_path: Path, jobs: int):
+    """Ctrl-C reaches the whole process group: the warm image, importing (numpy, torch),
+    must leave it to the run's main process, and so must the workers it has forked."""
     student(tmp_path / "class", "ada")
-    two = b"forkserver" in moment
-    if two:
+    if jobs == 2:
         student(tmp_path / "class", "grace")
-    proc = start(tmp_path / "class", tmp_path / "out", "--no-progress", *(("--jobs", "2") if two else ()))
+    proc = start(tmp_path / "class", tmp_path / "out", "--no-progress", "--jobs", str(jobs))
     started = None
     while started is None and proc.poll() is None:  # the run's own start says when (no timer)
-        started = next((p for p in session_members(proc.pid) if re.search(moment, _cmdline(p))), None)
+        started = next((p for p in session_members(proc.pid) if re.search(rb"grader\.sandbox\.image", _cmdline(p))),
+                       None)
     assert started is not None, "the run ended before the moment came"
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=120)
@@ -152,7 +142,7 @@ def test_a_killed_run_leaves_the_previous_results_and_no_process(previous, ends_
     proc = start(class_dir, out)
     read_until(proc, r"[12]/3")
     run = [p for p in session_members(proc.pid) if p != proc.pid]
-    assert len(run) >= 2  # the worker and its zygote (one worker: no fork server)
+    assert len(run) >= 3  # the warm image, the worker and its zygote
     proc.kill()
     proc.wait(timeout=60)
     assert snapshot(out) == before

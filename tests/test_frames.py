@@ -39,6 +39,6 @@ def test_incoming_receives_frames_split_and_joined_and_none_at_the_end():
 
 
 def test_framing_imports_no_numpy():
-    # A run's main process frames its requests before it imports numpy (grader.grading.single).
-    probe = "import sys, grader.frames, grader.grading.single; print('numpy' in sys.modules)"
+    # A run's main process frames its requests before it imports numpy (grader.grading.local).
+    probe = "import sys, grader.frames, grader.grading.local; print('numpy' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout == "False\n"

@@ -1,2 +1,2 @@
-"""The run: the class run and its setup, the pool of workers, one worker, one submission's item
-loop, and the runners the checks call (sandboxed, or in this process)."""
+"""The run: the class run and its setup, the local pool (workers forked from one warm image) and
+Dask's, one worker, one submission's item loop."""

@@ -33,7 +33,7 @@ from ..submissions.load import ClassFolder, discover
 from ..summary import Summary, Tally
 from .job import Job, Pool
 from .limits import default_cpus, memory_warning
-from .single import single
+from .local import local
 
 
 def _stderr(line: str) -> None:
@@ -76,20 +76,15 @@ def start_workers(
         warning = memory_warning(jobs)
         if warning:
             log(f"warning: {warning}")
-    if jobs == 1 and not scheduler:
-        # One worker (one student, Gradescope, a re-grade): forked by its zygote after the
-        # zygote's imports, so the machine imports torch once; no fork server.
-        pools = single(bundle.warm, bundle.warm_for_students)
-    else:
-        # Imported here: the pool's worker code imports numpy, which a run of one worker's
-        # main process imports only once its zygote has started.
-        from .pool import dask, local, start_local
+    if scheduler:
+        from .pool import dask  # imports numpy, which a local run's main process needs later
 
-        if scheduler:
-            pools = dask(scheduler)
-        else:
-            start_local()  # the fork server, before the progress bar starts: its imports overlap the bar's
-            pools = local(jobs)
+        pools = dask(scheduler)
+    else:
+        # Every worker and its zygote forked from one warm image: torch imported once. One
+        # student does not pay for collapsing the image into huge pages (it costs more than
+        # its two sandboxes save).
+        pools = local(jobs, bundle.warm, bundle.warm_for_students, collapse=students > 1)
     with pools as pool:
         yield Workers(pool, jobs, source, scheduler or "local")
 

@@ -19,14 +19,14 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-# The memory a run needs, from benchmarks/README.md's sweep (peak PSS of the whole process
-# tree, N = 1,000): 474 MB with one worker, 805 MB with two. So each worker pair (worker,
-# zygote, a sandbox) adds about 331 MB, and the rest (the main process, the fork server, the
-# libraries' pages the first pair brings) about 143 MB. A cgroup charges each page once, as PSS
-# counts it: a cgroup's own peak for the 6-student sample class was 392 MB with one worker and
-# 716 MB with two (page cache included), below these figures because a long class's heaps grow.
-BASE_MB = 143
-PER_WORKER_MB = 331
+# The memory a run needs, from benchmarks/README.md's "Big machines" (peak PSS of the whole
+# process tree): every worker and zygote is forked from one warm image, so torch's pages are
+# counted once. On 2 cores, 441 MB with one worker and 616 MB with eight (N = 200); on 16
+# cores with the CUDA build of torch, 839 MB with one and 1,258 MB with sixteen (N = 1,000):
+# 25 to 37 MB per added worker, its heap growing with a long class. So about 60 MB per worker
+# (a sandbox's own pages at its peak included) on top of the main process and the image.
+BASE_MB = 420
+PER_WORKER_MB = 60
 _NO_LIMIT = 1 << 60  # v1 writes "no limit" as a page-rounded 2**63 - 1
 
 

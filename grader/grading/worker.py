@@ -1,8 +1,10 @@
 """A trusted grading worker: it holds the bundle (checks, reference) and one zygote of its
 own from which every sandbox is forked, and grades one student's folder at a time.
 
-Both schedulers of ``grader.grading.pool`` call ``grade_folder`` in a worker process; its result
-crosses back to the main process as JSON text, never pickled.
+A local run's workers are forked by the run's warm image and ``serve`` its requests
+(``grader.grading.local``); a Dask worker calls ``grade_folder`` itself and starts a zygote of
+its own (``grader.grading.pool``). Either way a result crosses back to the main process as
+JSON text, never pickled.
 """
 
 from __future__ import annotations
@@ -11,22 +13,22 @@ import atexit
 import contextlib
 import importlib
 import json
-import multiprocessing.connection
-import multiprocessing.util
 import os
-import signal
+import select
+import socket
 import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .. import frames
 from ..assignment.bundle import Bundle, load_bundle
 from ..diagnosis.diagnose import Diagnoser
 from ..sandbox.client import SandboxRunner, default_hidden
 from ..sandbox.policy import secrets_readable
 from ..sandbox.spec import SandboxError
-from ..sandbox.zygotes import Zygote
+from ..sandbox.zygotes import ImageZygote, Zygote
 from ..submissions.load import SourceFile, load_submission
 from ..threads import PINNED, pin_torch
 from .job import Job
@@ -92,51 +94,10 @@ def open_state(job: Job, bundle: Bundle, zygote: Zygote) -> _WorkerState:
     return state
 
 
-def start_local_worker(job: Job, environment: dict[str, str]) -> None:
-    """The local pool's initializer: the caller's environment as it is now (the fork server
-    kept the one of its own start), and a warm worker."""
-    os.environ.clear()
-    os.environ.update({**environment, **PINNED})
-    # A worker forked by the fork server ends with os._exit, which runs no atexit handler.
-    multiprocessing.util.Finalize(None, _close_zygotes, exitpriority=10)
-    parent = multiprocessing.parent_process()
-    if parent is not None:
-        threading.Thread(target=_end_with, args=(parent.sentinel,), daemon=True).start()
-    warm_up(job)
-
-
-def _end_with(sentinel: int) -> None:
-    """End this worker, and its zygotes first, when the run's main process is gone (killed,
-    say): nothing else would tell it, since it holds both ends of the pipe it reads its
-    work from, and the fork server lives as long as any worker does."""
-    multiprocessing.connection.wait([sentinel])
-    _close_zygotes()
-    os._exit(1)
-
-
-def warm_up(job: Job) -> None:
-    # Ctrl-C at the terminal reaches the whole process group: the main process alone answers
-    # it (it ends the workers), so a worker prints no traceback of its own.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # Ended by an interrupted run: its zygotes (and their sandboxes) end first, so that nothing
-    # of the run outlives its main process.
-    signal.signal(signal.SIGTERM, _end_now)
-    # A zygote that refuses is said by ``hello``, not here: an initializer's exception would
-    # break the pool without its reason.
-    with contextlib.suppress(SandboxError):
-        _state(job)
-
-
 def hello(job: Job) -> str:
     """This worker's zygote's ``Hello`` as JSON: the rung its sandboxes get, which the run
     reports. ``SandboxError`` where the zygote refuses (its one-line reason)."""
     return json.dumps(_state(job).zygote.hello.to_json())
-
-
-def _end_now(signum: int, frame: Any) -> None:
-    signal.signal(signum, signal.SIG_IGN)  # the pool may ask again: finish ending the zygotes
-    _close_zygotes()
-    os._exit(128 + signum)
 
 
 def grade_folder(folder: str, job: Job) -> str:
@@ -158,3 +119,45 @@ def grade_folder(folder: str, job: Job) -> str:
                               behaviour=job.behaviour)
     result = replace(result, seconds=round(time.perf_counter() - started, 4))
     return json.dumps(result.to_json(), ensure_ascii=False)
+
+
+# ---- a local run's worker, forked by the run's warm image --------------------------------------
+
+def serve(control: socket.socket, channel: socket.socket) -> int:
+    """Answer the run's requests on ``channel`` until the run closes it; ``control``: the
+    socket to this worker's zygote, which the image forks beside it (``grader.sandbox.image``).
+    The image started with a filtered environment: the run's own comes first on the channel."""
+    incoming = frames.Incoming()
+    start = incoming.receive(channel)
+    if start is None:
+        return 0
+    os.environ.clear()
+    os.environ.update({**start["environment"], **PINNED})
+    with contextlib.suppress(OSError):
+        os.chdir(start["cwd"])
+    zygote = ImageZygote(control)
+    threading.Thread(target=_end_with, args=(channel,), daemon=True).start()
+    while True:
+        request = incoming.receive(channel)
+        if request is None:
+            zygote.close()
+            return 0
+        job = Job(**{**request["job"], "hidden": tuple(request["job"]["hidden"])})
+        reply: dict[str, Any]
+        try:
+            if getattr(_local, "state", None) is None:
+                open_state(job, load_bundle(job.bundle_path), zygote)
+            reply = {"ok": hello(job) if request["op"] == "hello" else grade_folder(request["folder"], job)}
+        except Exception as exc:
+            reply = {"error": [type(exc).__name__, str(exc)]}
+        channel.sendall(frames.pack(reply))
+
+
+def _end_with(channel: socket.socket) -> None:
+    """End this worker when its run has gone (closed the channel, or was killed) even while a
+    student is graded: its exit closes its zygote's control socket, and the zygote then ends
+    its sandboxes."""
+    poller = select.poll()
+    poller.register(channel, select.POLLRDHUP)
+    poller.poll()
+    os._exit(0)

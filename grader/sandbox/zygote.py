@@ -1,8 +1,9 @@
 """The warm zygote: imports what the assignment bundle lists (numpy, torch, ...) once, then
 forks a sandboxed child per notebook on request.
 
-It is started fresh (``python -m grader.sandbox.zygote``) by a trusted worker, so its
-memory holds nothing a child must not see: no reference, no checks, no answers. It
+It is forked from the run's warm image (``grader.sandbox.image``), or started fresh on its own
+(``python -m grader.sandbox.zygote``: a Dask worker's), so its memory holds nothing a child
+must not see: no reference, no checks, no answers. It
 never runs a torch operation itself, and pins torch to one thread, because forking a
 process whose torch thread pool is running can hang the child.
 """
@@ -26,8 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..threads import pin_torch
-from . import trusted
-from .policy import CLONE_NEWUSER, NAMESPACES, imports_refused, keep_from_same_uid, probe
+from .policy import CLONE_NEWUSER, NAMESPACES, Isolation, imports_refused, keep_from_same_uid, probe
 from .spec import FOR_STUDENTS, ChildSpec, Hello, SandboxRequest
 
 # Under root, each zygote's sandboxes run as SANDBOX_UID_BASE + its pid: above every uid that
@@ -103,67 +103,72 @@ def _collapse_into_huge_pages() -> None:
 
 
 PR_SET_CHILD_SUBREAPER = 36
+CHILD = f"{__package__}.child"  # what a sandbox runs: imported with the warm modules, after the probe
 
 
-def main(control_fd: int, warm: list[str], for_students: list[str], worker: str | None = None) -> None:
-    """Fork sandboxes on the requests of the control socket ``control_fd``, once ``warm`` and
-    ``for_students`` are imported. With ``worker`` (``MODULE:FUNCTION``,
-    ``grader.grading.single``'s) ``control_fd`` is a trusted worker's channel to its run
-    instead, and the control socket is that worker's, which this zygote forks from its own
-    image (``grader.sandbox.trusted``) between the two imports: the worker needs ``warm``
-    alone, and its own start overlaps the rest."""
-    if worker:
-        control, start_worker = trusted.worker_parent(control_fd, worker)
-    else:
-        control, start_worker = socket.socket(fileno=control_fd), trusted.no_worker
-    # Ctrl-C at the terminal is the main process's to answer: it ends the workers, and their
-    # end closes this control socket. A run's main process starts its zygote with Ctrl-C
-    # blocked (``grader.grading.single``; a signal mask survives exec): one that came meanwhile is
-    # dropped here, not raised in the imports.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    # A uid of its own (rlimits on processes are per uid, and kill(-1) as this uid reaches
-    # only this zygote's sandboxes, one at a time); distinct for every live zygote.
-    uid = SANDBOX_UID_BASE + os.getpid()
+def refusal(uid: int) -> tuple[Isolation | None, str | None]:
+    """The rung this host gives, and why sandboxes cannot be forked here (None where they
+    can): a forced rung the host lacks, or an import path ``uid`` could not read. Checked
+    before the imports: a throwaway fork is cheap, and a refusal quick."""
     try:
         isolation = probe()
     except ValueError as exc:  # a forced rung this host cannot give
-        start_worker()
-        _reply(control, Hello(None, uid, str(exc)).to_json())
-        return
+        return None, str(exc)
     if isolation.degraded:
-        keep_from_same_uid()  # and the sandboxes it forks: from each other
-    # Orphans of a sandbox without namespaces come back here, where the sweep ends them.
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    # Checked before the imports: a throwaway fork is cheap, and a refusal quick.
-    refused = imports_refused(isolation, uid, _import_path())
-    if refused is not None:
-        start_worker()
-        _reply(control, Hello(isolation, uid, refused).to_json())
-        return
-    _warm_up(warm)
-    # Out of the collector's reach: a forked process's collections (the worker's, a sandbox's)
-    # would otherwise walk every imported object and so copy its page; the worker's own
-    # imports took 80 ms instead of 6.
+        keep_from_same_uid()  # and the sandboxes forked from here: from each other
+    return isolation, imports_refused(isolation, uid, _import_path())
+
+
+def warm_up(modules: list[str]) -> None:
+    """``modules`` imported, then out of the collector's reach: a forked process's
+    collections (a worker's, a sandbox's) would otherwise walk every imported object and so
+    copy its page; a worker's own imports took 80 ms instead of 6."""
+    _warm_up(modules)
     gc.freeze()
-    worker_pid = start_worker()  # after the imports it shares; before any sandbox
-    _warm_up(for_students)
+
+
+def ignore_interrupts() -> None:
+    """Ctrl-C at the terminal is the main process's to answer: it ends the workers, and their
+    end closes the control sockets. A run's main process starts this process with Ctrl-C
+    blocked (a signal mask survives exec): one that came meanwhile is dropped here, not
+    raised in the imports."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def main(control_fd: int, warm: list[str], for_students: list[str]) -> None:
+    """Fork sandboxes on the requests of the control socket ``control_fd``, once ``warm`` and
+    ``for_students`` are imported: a zygote started on its own (a Dask worker's, a test's).
+    A local run's zygotes are forked from its warm image instead (``grader.sandbox.image``)."""
+    control = socket.socket(fileno=control_fd)
+    ignore_interrupts()
+    isolation, refused = refusal(SANDBOX_UID_BASE + os.getpid())
+    if isolation is None or refused is not None:
+        _reply(control, Hello(isolation, SANDBOX_UID_BASE + os.getpid(), refused).to_json())
+        return
+    warm_up([*warm, *for_students, CHILD])
+    serve(control, isolation, collapse=True)
+
+
+def serve(control: socket.socket, isolation: Isolation, *, collapse: bool) -> None:
+    """Say hello on ``control``, then fork a sandbox on each of its requests until it ends.
+    ``collapse``: back the warm heap with huge pages first (``_collapse_into_huge_pages``;
+    a zygote forked from the image finds it done)."""
+    # A uid of its own (rlimits on processes are per uid, and kill(-1) as this uid reaches
+    # only this zygote's sandboxes, one at a time); distinct for every live zygote.
     from . import child
 
-    gc.freeze()
-
+    uid = SANDBOX_UID_BASE + os.getpid()
+    # Orphans of a sandbox without namespaces come back here, where the sweep ends them.
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     address_space = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     _reply(control, Hello(isolation, uid).to_json())  # a worker gone meanwhile: the read below says so
     # After the hello, not before: the worker goes on to its first student meanwhile (0.1 to
     # 0.2 s here), and before the first fork, so no sandbox holds the small pages meanwhile.
-    # A worker of its own (one submission, mostly) waits until its second student (its third
-    # sandbox): for one student the collapse cost more CPU (0.15 s) than its two forks saved.
-    collapse_before = 2 if worker is not None else 0
-    if not collapse_before:
+    if collapse:
         _collapse_into_huge_pages()
-    spawned = 0
     live: dict[int, str | None] = {}  # pid -> its scratch folder when it has no namespaces
-    sweeper = _Sweeper(uid if isolation.drop_uid else None, live, worker_pid)
+    sweeper = _Sweeper(uid if isolation.drop_uid else None, live)
     # The user namespace comes first: it owns the others, so the child can set them up.
     flags = NAMESPACES | (CLONE_NEWUSER if isolation.user_namespace else 0)
     while True:
@@ -176,14 +181,10 @@ def main(control_fd: int, warm: list[str], for_students: list[str], worker: str 
                 if pid not in sweeper.status:
                     _kill(pid, isolation.namespaces)
                 sweeper.sweep(pid, spare=False)
-            trusted.wait_for(worker_pid)
             return
         request: dict[str, Any] = json.loads(data)
         op = request["op"]
         if op == "spawn":
-            if spawned == collapse_before and collapse_before:
-                _collapse_into_huge_pages()
-            spawned += 1
             wanted = SandboxRequest.from_json(request["request"])
             processes = wanted.processes
             if isolation.degraded and not isolation.drop_uid:
@@ -261,10 +262,9 @@ class _Sweeper:
     clean-up: the processes of the sandbox's uid, when it has one, and its descendants
     and the orphans adopted by this zygote (a subreaper) in any case."""
 
-    def __init__(self, uid: int | None, live: dict[int, str | None], worker: int | None = None):
+    def __init__(self, uid: int | None, live: dict[int, str | None]):
         self.uid = uid
         self.live = live
-        self.worker = worker  # this zygote's own trusted worker, if any: never swept
         self.status: dict[int, int] = {}  # exit codes of sandboxes reaped while sweeping
 
     def sweep(self, pid: int, spare: bool) -> int:
@@ -303,7 +303,7 @@ class _Sweeper:
             children.setdefault(ppid, []).append(proc)
         found = {proc for proc, (_, _, uid) in table.items()
                  if self.uid is not None and uid == self.uid}
-        stack = [pid, *(c for c in children.get(me, []) if c not in self.live and c != self.worker)]
+        stack = [pid, *(c for c in children.get(me, []) if c not in self.live)]
         found.update(stack[1:])
         if pid in self.status:  # reaped already: its pid may belong to someone else now
             stack.remove(pid)
@@ -383,11 +383,10 @@ def _process_table(pids: list[int] | None = None) -> dict[int, tuple[int, str, i
 
 
 if __name__ == "__main__":
-    # [--worker MODULE:FUNCTION] FD WARM... [--for-students MODULE...]
-    entry = sys.argv[2] if sys.argv[1] == "--worker" else None
-    fd, *modules = sys.argv[3:] if entry else sys.argv[1:]
+    # FD WARM... [--for-students MODULE...]
+    fd, *modules = sys.argv[1:]
     cut = modules.index(FOR_STUDENTS) if FOR_STUDENTS in modules else len(modules)
-    main(int(fd), modules[:cut], modules[cut + 1:], worker=entry)
+    main(int(fd), modules[:cut], modules[cut + 1:])
     # Its sandboxes are ended: skip the interpreter's teardown of torch (about a second here),
     # which the worker, waiting for this process, would wait for.
     sys.stderr.flush()

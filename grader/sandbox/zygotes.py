@@ -1,6 +1,6 @@
 """The worker's side of its zygote: starting it fresh with a filtered environment
-(``start_zygote``), asking it for sandboxes (``Zygote``), and the zygote a worker was itself
-forked from (``ParentZygote``, ``grader.grading.single``)."""
+(``start_zygote``; the run's warm image likewise, ``start_image``), asking it for sandboxes
+(``Zygote``), and the zygote the image forked beside a worker (``ImageZygote``)."""
 
 from __future__ import annotations
 
@@ -125,26 +125,38 @@ class Zygote:
             self.process.wait()
 
 
-def start_zygote(theirs: socket.socket, warm: tuple[str, ...], for_students: tuple[str, ...] = (), *,
-                 worker: str | None = None) -> subprocess.Popen[bytes]:
-    """``python -m grader.sandbox.zygote``, fresh, with ``theirs`` as its control socket (or,
-    with ``worker``, ``MODULE:FUNCTION``, as the channel of the trusted worker it forks, after
-    ``warm`` and before ``for_students``, and that function runs: ``grader.grading.single``)."""
+def start_zygote(theirs: socket.socket, warm: tuple[str, ...],
+                 for_students: tuple[str, ...] = ()) -> subprocess.Popen[bytes]:
+    """``python -m grader.sandbox.zygote``, fresh, with ``theirs`` as its control socket."""
+    return _start("grader.sandbox.zygote", theirs, [], warm, for_students)
+
+
+def start_image(theirs: socket.socket, worker: str, collapse: bool, warm: tuple[str, ...],
+                for_students: tuple[str, ...] = ()) -> subprocess.Popen[bytes]:
+    """``python -m grader.sandbox.image``, fresh, with ``theirs`` as its control socket: it
+    forks the run's workers (each running ``worker``, ``MODULE:FUNCTION``) and their zygotes
+    from one warm image."""
+    return _start("grader.sandbox.image", theirs, [worker, "1" if collapse else "0"], warm, for_students)
+
+
+def _start(module: str, theirs: socket.socket, arguments: list[str], warm: tuple[str, ...],
+           for_students: tuple[str, ...]) -> subprocess.Popen[bytes]:
     # Only what the interpreter needs: a sandbox can read its zygote's environment
     # (/proc/self/environ), so the worker's own (tokens, paths) must not go there.
     env = {k: v for k, v in os.environ.items() if k in _ZYGOTE_ENVIRONMENT}
     env.update({**PINNED, "MPLBACKEND": "Agg", "PYTHONPATH": os.pathsep.join(
                     filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))})
     # cwd: ``-m`` puts the working folder first on the path, and the grader may be run
-    # from anywhere (a class folder, another checkout): the zygote must import this grader.
-    command = [sys.executable, "-m", "grader.sandbox.zygote", *(["--worker", worker] if worker else []),
-               str(theirs.fileno()), *warm, *([FOR_STUDENTS, *for_students] if for_students else [])]
+    # from anywhere (a class folder, another checkout): the process must import this grader.
+    command = [sys.executable, "-m", module, str(theirs.fileno()), *arguments, *warm,
+               *([FOR_STUDENTS, *for_students] if for_students else [])]
     return subprocess.Popen(command, stdin=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), env=env, cwd=PROJECT_ROOT)
 
 
-class ParentZygote(Zygote):
-    """The zygote this worker was forked from (``grader.sandbox.trusted``), over the control
-    socket it left to it. It ends when that socket is closed, and waits for this worker."""
+class ImageZygote(Zygote):
+    """A worker's zygote forked by the run's warm image beside the worker
+    (``grader.sandbox.image``), over the control socket the image left to the worker. It
+    ends when that socket is closed."""
 
     def __init__(self, control: socket.socket) -> None:
         self.control = control

@@ -40,7 +40,7 @@ def test_the_workers_start_before_the_bundles_checks_are_imported(tmp_path, monk
             raise Stop
 
     @contextlib.contextmanager
-    def single(warm: tuple[str, ...], for_students: tuple[str, ...]) -> Iterator[Pool]:
+    def local(jobs: int, warm: tuple[str, ...], for_students: tuple[str, ...], collapse: bool) -> Iterator[Pool]:
         events.append(("workers", warm, for_students))
         yield Pool()
 
@@ -48,14 +48,14 @@ def test_the_workers_start_before_the_bundles_checks_are_imported(tmp_path, monk
         events.append("checks")
         return load_bundle(path)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(classrun, "single", single)
+    monkeypatch.setattr(classrun, "local", local)
     monkeypatch.setattr(classrun, "load_bundle", load)
     with pytest.raises(Stop):
         classrun.grade_class(one_student(tmp_path), tmp_path / "out", log=lambda line: None)
     assert events == [("workers", BUNDLE.warm, BUNDLE.warm_for_students), "checks"]
 
 
-def test_checks_that_do_not_import_end_the_started_zygote_without_waiting_for_it(tmp_path, monkeypatch):
+def test_checks_that_do_not_import_end_the_started_image_without_waiting_for_it(tmp_path, monkeypatch):
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "__init__.py").write_text("raise RuntimeError('no checks today')\n")
@@ -64,19 +64,19 @@ def test_checks_that_do_not_import_end_the_started_zygote_without_waiting_for_it
                             catalogue=str(BUNDLE.catalogue_dir))
     (tmp_path / "assignment.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
     started = []
-    real = classrun.single
+    real = classrun.local
 
     @contextlib.contextmanager
-    def single(warm: tuple[str, ...], for_students: tuple[str, ...]) -> Iterator[object]:
-        with real(warm, for_students) as pool:
+    def local(jobs: int, warm: tuple[str, ...], for_students: tuple[str, ...], collapse: bool) -> Iterator[object]:
+        with real(jobs, warm, for_students, collapse=collapse) as pool:
             started.append(pool.process)  # type: ignore[attr-defined]
             yield pool
 
-    monkeypatch.setattr(classrun, "single", single)
+    monkeypatch.setattr(classrun, "local", local)
     with pytest.raises(ConfigError, match="bundle.checks: importing .* failed: RuntimeError: no checks today"):
         classrun.grade_class(one_student(tmp_path), tmp_path / "out", assignment_path=tmp_path,
                              log=lambda line: None)
-    (zygote,) = started
+    (image,) = started
     # Asked nothing, it held no sandbox: it was ended, not waited for through its imports.
-    assert zygote.returncode == -signal.SIGKILL
+    assert image.returncode == -signal.SIGKILL
     assert not (tmp_path / "out").exists()

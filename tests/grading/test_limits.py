@@ -117,7 +117,7 @@ def test_a_memory_limit_too_small_for_the_workers_names_the_jobs_that_fit(tmp_pa
 def test_in_a_real_cgroup():
     """A process in a cgroup this test makes (half a CPU, 600 MB) sees the quota and the limit."""
     code = ("from grader.grading.limits import default_cpus, memory_limit, memory_warning; "
-            "print(default_cpus().source, memory_limit() // 2**20, memory_warning(2), sep='|')")
+            "print(default_cpus().source, memory_limit() // 2**20, memory_warning(4), sep='|')")
     try:
         with limited(0.5, 600) as group:
             done = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True, text=True,
@@ -127,7 +127,7 @@ def test_in_a_real_cgroup():
     assert done.returncode == 0, done.stderr
     source, limit, warning = done.stdout.strip().split("|")
     assert source == "cgroup CPU quota 0.5" and limit == "600"
-    assert warning.endswith("use --jobs 1")
+    assert warning.endswith("use --jobs 3")  # 600 MB: the run and three workers
 
 
 def test_the_start_up_line_says_where_the_workers_came_from(tmp_path: Path):

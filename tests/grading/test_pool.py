@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-from concurrent.futures import Future, ProcessPoolExecutor
-from multiprocessing import forkserver
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -156,24 +154,3 @@ def pool_folders(class_dir: Path) -> list[Path]:
     from grader.submissions.load import discover
 
     return list(discover(class_dir).students)
-
-
-# ---- the local workers -------------------------------------------------------------------
-
-def test_a_local_worker_runs_one_thread_and_sees_the_callers_environment_of_now(tmp_path, monkeypatch):
-    """The fork server keeps the environment of its start (an earlier run's, in a long-lived
-    process): the worker takes the caller's as it is at this run, with the threads pinned."""
-    torch = pytest.importorskip("torch")
-    from grader.grading.job import Job
-    from grader.grading.worker import start_local_worker
-
-    context = pool._context()
-    forkserver.ensure_running()  # started before the caller's environment changes
-    monkeypatch.setenv("OMP_NUM_THREADS", "8")
-    monkeypatch.setenv("GRADER_TEST_RUN_MARK", str(tmp_path))
-    job = Job(str(DEFAULT_ASSIGNMENT), 1, str(tmp_path), ())
-    with ProcessPoolExecutor(1, mp_context=context, initializer=start_local_worker,
-                             initargs=(job, dict(os.environ))) as workers:
-        assert workers.submit(os.getenv, "GRADER_TEST_RUN_MARK").result(timeout=300) == str(tmp_path)
-        assert workers.submit(os.getenv, "OMP_NUM_THREADS").result() == "1"
-        assert workers.submit(torch.get_num_threads).result() == 1

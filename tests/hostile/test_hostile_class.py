@@ -25,7 +25,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -761,7 +761,7 @@ def finish(started: tuple[subprocess.Popen[str], float], out: Path) -> Run:
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory, ends_within: Callable[[int, float], bool]) -> Iterator[Corpus]:
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
     tmp = tmp_path_factory.mktemp("hostile")
     config = yaml.safe_load(DEFAULT_ASSIGNMENT.read_text(encoding="utf-8"))
     config["limits"]["item_seconds"] = ITEM_SECONDS
@@ -808,13 +808,11 @@ def corpus(tmp_path_factory: pytest.TempPathFactory, ends_within: Callable[[int,
         pending = bool(select.select([listener], [], [], 0)[0])
         listener.close()
         honest = finish(honest_run, honest_out)
-        # A run's own helpers, multiprocessing's resource tracker and the pool's fork server
-        # (an ordinary user's share its uid), end by themselves just after its main process (at
-        # the end of a pipe from it): they are waited for. A process that is gone or exiting (no
-        # command line left) by the time it is read is no stray either.
-        hostile.strays = [(pid, line) for pid in sorted(processes_of_sandbox_uids() - ours)
-                          if (line := _cmdline(pid)).strip() not in ("", "(ended)")
-                          and not (_is_run_helper(line) and ends_within(pid, 30))]
+        # Each run's main process waits for its warm image, which waits for its workers and
+        # zygotes, each zygote ending its sandboxes first. A process that is gone or exiting (no
+        # command line left) by the time it is read is no stray.
+        hostile.strays = [(pid, f"{line} [{_status(pid)}]") for pid in sorted(processes_of_sandbox_uids() - ours)
+                          if (line := _cmdline(pid)).strip() not in ("", "(ended)")]
     finally:
         listener.close()
         for proc, _ in (hostile_run, honest_run):
@@ -916,7 +914,8 @@ def test_no_hostile_process_outlives_the_run(corpus):
     # Measured right after each CLI run returned: the daemons sleep 2 s before striking.
     assert corpus.hostile.leftovers == []
     assert corpus.honest.leftovers == []
-    assert corpus.hostile.strays == []  # a fork swarm's members too (they name themselves python)
+    # A fork swarm's members too (they name themselves python).
+    assert corpus.hostile.strays == [], corpus.hostile.log[-3000:] + corpus.honest.log[-3000:]
 
 
 def test_a_stray_of_a_sandbox_uid_would_be_seen():
@@ -1018,8 +1017,13 @@ def test_the_run_stays_quick_and_names_its_rung(corpus):
     assert (sandbox["notes"] == []) is isolation.namespaces
 
 
-def _is_run_helper(cmdline: str) -> bool:
-    return "resource_tracker" in cmdline or "multiprocessing.forkserver" in cmdline
+def _status(pid: int) -> str:
+    """Where a stray comes from: its parent, uid, state and name."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return "ended"
+    return "; ".join(line for line in lines if line.split(":")[0] in ("Name", "State", "PPid", "Uid", "NSpid"))
 
 
 def _cmdline(pid: int) -> str:

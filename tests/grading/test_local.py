@@ -1,0 +1,159 @@
+"""The local pool (``grader.grading.local``): its workers and their zygotes are forked from one
+warm image, which, like every zygote, from which every sandbox is forked, holds nothing of a
+worker's (its environment, the bundle's checks and reference), not even as freed memory; and
+the image's pages are shared, not copied."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import uuid
+from pathlib import Path
+
+import pytest
+import yaml
+
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.grading.job import Job
+from grader.grading.local import local
+
+pytest.importorskip("torch")
+
+REFERENCE = Path(__file__).resolve().parents[2] / "reference"
+BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+# Left behind by the student's code: the zygote's sweep must end it, and spare the worker.
+LINGERS = "\n\nimport os, time\nif os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\n"
+
+
+def student(class_dir: Path, name: str, numpy_tail: str = "") -> Path:
+    folder = class_dir / name
+    folder.mkdir(parents=True)
+    (folder / "attention_numpy.py").write_text((REFERENCE / "attention_numpy.py").read_text() + numpy_tail)
+    shutil.copyfile(REFERENCE / "attention_torch.py", folder / "attention_torch.py")
+    return folder
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_bytes()
+            except OSError:
+                continue
+            if int(stat[stat.rfind(b")") + 2:].split()[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def private_bundle(tmp: Path) -> Path:
+    """The bundle's YAML with its checks and reference copied where other users cannot read
+    them (pytest's folder is mode 700): a root grader's rung without namespaces or Landlock
+    refuses secrets that others can read."""
+    config = yaml.safe_load(BUNDLE.assignment.path.read_text(encoding="utf-8"))
+    for name, source in (("checks", BUNDLE.root / "checks"), ("reference", BUNDLE.reference_dir)):
+        shutil.copytree(source, tmp / name, ignore=shutil.ignore_patterns("__pycache__"))
+        config["bundle"][name] = str(tmp / name)
+    config["bundle"]["catalogue"] = str(BUNDLE.catalogue_dir)
+    (tmp / "assignment.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    return tmp / "assignment.yaml"
+
+
+def memory_holds(pid: int, markers: list[bytes]) -> set[bytes]:
+    """Which ``markers`` lie anywhere in the process's writable memory (heap, stack, anonymous
+    mappings: where freed residue would be too)."""
+    found: set[bytes] = set()
+    with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb", buffering=0) as mem:
+        for line in maps:
+            fields = line.split()
+            if not fields[1].startswith("rw") or (len(fields) > 5 and not fields[5].startswith("[")):
+                continue
+            start, end = (int(x, 16) for x in fields[0].split("-"))
+            try:
+                mem.seek(start)
+                data = mem.read(end - start)
+            except OSError:
+                continue
+            found |= {m for m in markers if m in data}
+    return found
+
+
+def kind(pid: int) -> str:
+    """A child of the image: a worker (it watches its channel from a thread of its own) or a
+    zygote (one thread: it forks)."""
+    status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
+    return "worker" if int(status["Threads"]) > 1 else "zygote"
+
+
+def environment(pid: int) -> str:
+    """The environment the process started with (the image's, for its children)."""
+    return Path(f"/proc/{pid}/environ").read_bytes().decode(errors="replace")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_workers_grade_and_the_image_and_zygotes_hold_nothing_of_theirs(tmp_path, monkeypatch, jobs):
+    class_dir = tmp_path / "class"
+    folders = [student(class_dir, "lingers", LINGERS), student(class_dir, "ada"), student(class_dir, "bo")]
+    secret = f"hunter2-{uuid.uuid4().hex}"
+    monkeypatch.setenv("GRADER_TEST_SECRET", secret)
+    checks = ast.get_docstring(ast.parse((BUNDLE.root / "checks" / "numpy_support.py").read_text()))
+    reference = ast.get_docstring(ast.parse((REFERENCE / "attention_numpy.py").read_text()))
+    assert checks and reference
+    markers = [secret.encode(), checks.splitlines()[0].encode(), reference.splitlines()[0].encode()]
+    job = Job(str(private_bundle(tmp_path)), 3, str(class_dir), (str(tmp_path / "out"),))
+    with local(jobs, BUNDLE.warm, BUNDLE.warm_for_students) as pool:
+        assert json.loads(pool.hello(job))["refused"] is None
+        graded = pool.grade(folders, job)
+        results = {folder.name: outcome for folder, outcome in [next(graded)]}  # the workers live on
+        image = pool.process.pid  # type: ignore[attr-defined]
+        # No sandbox is left, and no process of one: the image's children are the workers and their zygotes.
+        family: dict[str, list[int]] = {"worker": [], "zygote": []}
+        for pid in children(image):
+            family[kind(pid)].append(pid)
+        assert len(family["worker"]) == len(family["zygote"]) == jobs
+        try:
+            held = {pid: memory_holds(pid, markers) for pid in [image, *family["worker"], *family["zygote"]]}
+            mapped = {pid: "/matplotlib/" in Path(f"/proc/{pid}/maps").read_text() for pid in held}
+            started_with = environment(image)  # a filtered environment, which its children inherit
+        except PermissionError:  # a degraded rung: the processes cannot be traced
+            pytest.skip("the processes' memory cannot be read here")
+        results.update((folder.name, outcome) for folder, outcome in graded)
+        assert all(isinstance(r, str) for r in results.values()), results
+        scores = {name: json.loads(text)["score"] for name, text in results.items()}
+        assert set(scores.values()) == {BUNDLE.assignment.max_score}  # graded after a sweep, too
+    # The test can see the markers where they are: in the worker that graded the first student.
+    assert any(held[w] == set(markers) for w in family["worker"])
+    assert held[image] == set() and all(held[z] == set() for z in family["zygote"])
+    assert secret not in started_with and "PATH=" in started_with
+    # The workers were forked before the students' own warm modules, which no check needs.
+    assert [mapped[w] for w in family["worker"]] == [False] * jobs
+    assert [mapped[z] for z in [image, *family["zygote"]]] == [True] * (jobs + 1)
+    assert not pool.process  # type: ignore[attr-defined]
+    assert not any(Path(f"/proc/{pid}").exists() for pid in held)
+
+
+def test_the_workers_share_the_images_pages(tmp_path):
+    """A second worker costs a fraction of the first: torch's pages are the image's, shared."""
+    class_dir = tmp_path / "class"
+    folders = [student(class_dir, f"s{i}") for i in range(4)]
+    job = Job(str(DEFAULT_ASSIGNMENT), 3, str(class_dir), (str(tmp_path / "out"),))
+    with local(2, BUNDLE.warm, BUNDLE.warm_for_students) as pool:
+        pool.hello(job)
+        list(pool.grade(folders[:2], job))
+        image = pool.process.pid  # type: ignore[attr-defined]
+        workers = [p for p in children(image) if kind(p) == "worker"]
+        rss = [smaps(p, "Rss") for p in workers]
+        pss = [smaps(p, "Pss") for p in workers]
+    # Each worker maps torch (hundreds of MB), and is charged about half of what it shares with the other.
+    assert all(r > 150_000 for r in rss)
+    assert all(p < 0.7 * r for p, r in zip(pss, rss, strict=True))
+
+
+def smaps(pid: int, key: str) -> int:
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith(f"{key}:"):
+            return int(line.split()[1])
+    raise AssertionError(f"no {key} in smaps_rollup of {pid}")
