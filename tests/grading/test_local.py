@@ -9,6 +9,7 @@ import ast
 import json
 import os
 import shutil
+import signal
 import uuid
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.grading.job import Job
 from grader.grading.local import local
+from grader.sandbox.spec import SandboxError
 
 pytest.importorskip("torch")
 
@@ -157,3 +159,25 @@ def smaps(pid: int, key: str) -> int:
         if line.startswith(f"{key}:"):
             return int(line.split()[1])
     raise AssertionError(f"no {key} in smaps_rollup of {pid}")
+
+
+def test_workers_that_end_cost_only_the_folders_they_held_and_are_replaced(tmp_path):
+    class_dir = tmp_path / "class"
+    folders = [student(class_dir, f"s{i}") for i in range(8)]
+    job = Job(str(DEFAULT_ASSIGNMENT), 3, str(class_dir), (str(tmp_path / "out"),))
+    outcomes: dict[str, object] = {}
+    with local(2, BUNDLE.warm, BUNDLE.warm_for_students) as pool:
+        pool.hello(job)
+        image = pool.process.pid  # type: ignore[attr-defined]
+        graded = pool.grade(folders, job)
+        first, outcome = next(graded)
+        outcomes[first.name] = outcome
+        for worker in [p for p in children(image) if kind(p) == "worker"]:  # both: only new ones can go on
+            os.kill(worker, signal.SIGKILL)
+        outcomes.update((folder.name, outcome) for folder, outcome in graded)
+    assert sorted(outcomes) == sorted(f.name for f in folders)  # every folder once
+    lost = [name for name, outcome in outcomes.items() if not isinstance(outcome, str)]
+    assert 1 <= len(lost) <= 4, outcomes  # what the killed workers held: two in flight each at most
+    assert all(isinstance(outcomes[name], SandboxError) for name in lost)
+    scores = [json.loads(o)["score"] for o in outcomes.values() if isinstance(o, str)]
+    assert scores == [BUNDLE.assignment.max_score] * (len(folders) - len(lost))  # the rest: by their replacements
