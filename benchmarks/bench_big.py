@@ -8,7 +8,9 @@ For each worker count, side by side in one run on one synthetic class (``synthet
 * **wall**, **students/s** and **parallel efficiency**: the throughput against the first
   count's, per worker (a first count other than 1 is the base); ``--n-one`` grades the
   one-worker row on the first students only (the class's mix: the throughput compares);
-* **CPU s/student**: user + system time of the run's whole process tree over its students;
+* **CPU s/student**: user + system time of the run's whole process tree over its students,
+  and **main ms/student** the main process's share (reading results, the reporters): the one
+  process every result goes through;
 * **first result**: seconds from the command to the first graded student, in the start-up run
   below (the class's own first student may be one whose loop runs out its item's time);
 * **PSS**: the peak proportional set size of the whole tree (shared pages counted once),
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -90,7 +93,7 @@ def run(class_dir: Path, out: Path, jobs: int, seed: int, tree: Path | None = No
     report = json.loads(stdout.strip().splitlines()[-1])
     return {"wall": wall, "cpu": cpu, "students": report["students"],
             "first": None if report["first"] is None else report["first"] - started_epoch,
-            "pss_mb": memory.peak_pss_kb / 1024, "sandbox": report["sandbox"]}
+            "pss_mb": memory.peak_pss_kb / 1024, "sandbox": report["sandbox"], "main_cpu": report["main_cpu"]}
 
 
 def _grade_main(class_dir: str, out: str, jobs: str, seed: str) -> None:
@@ -106,8 +109,9 @@ def _grade_main(class_dir: str, out: str, jobs: str, seed: str) -> None:
     outcome = grade_class(Path(class_dir), Path(out), seed=int(seed), jobs=int(jobs), progress=progress,
                           log=lambda line: None)
     sandbox = json.loads((Path(out) / "results.json").read_text(encoding="utf-8"))["run"]["sandbox"]
+    usage = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({"first": first[0] if first else None, "students": outcome.summary.students,
-                      "sandbox": sandbox}))
+                      "sandbox": sandbox, "main_cpu": usage.ru_utime + usage.ru_stime}))
 
 
 def main() -> int:
@@ -165,7 +169,8 @@ def _table(rows: list[dict[str, Any]]) -> None:
     base = rows[0]
     base_rate = base["students"] / base["wall"]
     header = (f"{'jobs':>4} {'students':>8} {'wall s':>7} {'stud/s':>7} {'efficiency':>10} {'CPU s/stud':>10} "
-              f"{'first s':>7} {'PSS MB':>7} {'+MB/worker':>10} {'start CPU s':>11} {'start wall s':>12}")
+              f"{'main ms/stud':>12} {'first s':>7} {'PSS MB':>7} {'+MB/worker':>10} {'start CPU s':>11} "
+              f"{'start wall s':>12}")
     print(header)
     for row in rows:
         rate = row["students"] / row["wall"]
@@ -175,7 +180,8 @@ def _table(rows: list[dict[str, Any]]) -> None:
         row["pss_per_added_worker_mb"] = (row["pss_mb"] - base["pss_mb"]) / extra if extra else None
         added = "" if row["pss_per_added_worker_mb"] is None else f"{row['pss_per_added_worker_mb']:.0f}"
         print(f"{row['jobs']:4d} {row['students']:8d} {row['wall']:7.1f} {rate:7.1f} {100 * row['efficiency']:9.0f}% "
-              f"{row['cpu_per_student']:10.3f} {row['startup_first'] or float('nan'):7.2f} {row['pss_mb']:7.0f} "
+              f"{row['cpu_per_student']:10.3f} {1000 * row['main_cpu'] / row['students']:12.1f} "
+              f"{row['startup_first'] or float('nan'):7.2f} {row['pss_mb']:7.0f} "
               f"{added:>10} {row['startup_cpu']:11.2f} {row['startup_wall']:12.2f}")
     blanks = max(row["jobs"] for row in rows)
     print(f"  (sandbox: {base['sandbox']}; efficiency: students per second per worker against --jobs "
