@@ -69,9 +69,9 @@ def _grade_main(class_dir: str, out: str, jobs: str, seed: str) -> None:
                       "main_cpu": usage.ru_utime + usage.ru_stime}))
 
 
-def _start_main(folder: str, jobs: str, seed: str) -> None:
-    """Start ``jobs`` workers, grade the one student in ``folder`` with the first that is ready,
-    and return once every worker is ready (the pool hands each its hello)."""
+def _start_main(folder: str, jobs: str, seed: str, students: str) -> None:
+    """Start ``jobs`` workers as for a class of ``students``, grade the one student in
+    ``folder`` with the first that is ready, and return once every worker is ready."""
     sys.path.insert(0, os.getcwd())
     from grader.assignment.bundle import load_bundle, read_outline
     from grader.assignment.config import DEFAULT_ASSIGNMENT
@@ -79,7 +79,7 @@ def _start_main(folder: str, jobs: str, seed: str) -> None:
 
     outline = read_outline(DEFAULT_ASSIGNMENT)
     first = None
-    with start_workers(outline, int(jobs), jobs=int(jobs), log=lambda line: None) as workers:
+    with start_workers(outline, int(students), jobs=int(jobs), log=lambda line: None) as workers:
         bundle = load_bundle(outline)
         with prepare_run(bundle, Path(folder).parent, 1, seed=int(seed), workers=workers,
                          log=lambda line: None) as ready:
@@ -125,7 +125,8 @@ def main() -> int:
                 print(f"{label}: --jobs {jobs} ...", flush=True)
                 shutil.rmtree(work / "out", ignore_errors=True)
                 graded = run("--_grade", [str(class_dir), str(work / "out"), str(jobs), str(args.seed)], tree)
-                startup = run("--_start", [str(work / "class" / correct), str(jobs), str(args.seed)], tree)
+                startup = run("--_start", [str(work / "class" / correct), str(jobs), str(args.seed), str(args.n)],
+                              tree)
                 tables[label].append({"jobs": jobs, **graded, "startup_cpu": startup["cpu"],
                                       "startup_wall": startup["wall"], "first": startup["first"]})
     print()
@@ -166,6 +167,6 @@ if __name__ == "__main__":
         _grade_main(*sys.argv[2:6])
         sys.exit(0)
     if len(sys.argv) > 1 and sys.argv[1] == "--_start":
-        _start_main(*sys.argv[2:5])
+        _start_main(*sys.argv[2:6])
         sys.exit(0)
     sys.exit(main())
