@@ -84,19 +84,23 @@ def fingerprint(definition: ast.stmt) -> tuple[Print, ...]:
     tokens: list[tuple[str, int, int]] = []
     for piece, start, end in _pieces(tree):
         tokens += [(text, start - first + 1, end - first + 1) for text in _tokens(ast.unparse(piece))]
-    hashes = [_hash(" ".join(t for t, _, _ in tokens[i:i + K])) for i in range(len(tokens) - K + 1)]
-    return tuple((hashes[j], tokens[j][1], max(e for _, _, e in tokens[j:j + K])) for j in winnow(hashes))
+    texts = [text for text, _, _ in tokens]
+    ends = [end for _, _, end in tokens]
+    hashes = [_hash(" ".join(texts[i:i + K])) for i in range(len(tokens) - K + 1)]
+    return tuple((hashes[j], tokens[j][1], max(ends[j:j + K])) for j in winnow(hashes))
 
 
 def winnow(hashes: Sequence[int], window: int = W) -> list[int]:
-    """The positions winnowing keeps: the rightmost smallest hash of every window."""
-    picked: set[int] = set()
+    """The positions winnowing keeps: the rightmost smallest hash of every window, in order
+    (with the rightmost minimum, a later window never picks an earlier position)."""
+    picked: list[int] = []
     for start in range(max(1, len(hashes) - window + 1)):
         chunk = hashes[start:start + window]
         if chunk:
-            low = min(chunk)
-            picked.add(start + max(i for i, h in enumerate(chunk) if h == low))
-    return sorted(picked)
+            at = start + len(chunk) - 1 - chunk[::-1].index(min(chunk))
+            if not picked or picked[-1] != at:
+                picked.append(at)
+    return picked
 
 
 def _hash(text: str) -> int:
