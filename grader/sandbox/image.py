@@ -166,10 +166,13 @@ def main(control_fd: int, entry: str, collapse: bool, warm: list[str], for_stude
     if usable:
         warm_up(warm)
         image.import_worker()
+        if collapse:
+            # Before the first fork: pages shared with a child already forked cannot be collapsed.
+            _collapse_into_huge_pages()
     open_ = image.take(block=False)  # the workers start now: their own start overlaps the rest
     if usable:
         warm_up([*for_students, CHILD])
-        if collapse:
+        if collapse:  # what those imports added, which no worker shares
             _collapse_into_huge_pages()
     image.fork_zygotes(isolation, refused)
     while open_:
