@@ -156,7 +156,7 @@ def _serve_zygote(control: socket.socket, isolation: Isolation) -> int:
 
 def main(control_fd: int, entry: str, collapse: bool, warm: list[str], for_students: list[str]) -> None:
     """Serve the run's requests on ``control_fd`` (see the module's docstring). ``collapse``:
-    back the warm heap with huge pages before the zygotes are forked (a run of more than one
+    back the warm heap with huge pages before anything is forked (a run of more than one
     student: forking and ending each sandbox is then about three times cheaper; for one
     student the collapse costs more than it saves)."""
     ignore_interrupts()
