@@ -152,7 +152,7 @@ class _Local:
         queue = deque(folders)
         selector = selectors.DefaultSelector()
         try:
-            for worker in self.workers:
+            for worker in list(self.workers):  # a worker found gone is replaced in the list meanwhile
                 worker.channel.setblocking(False)
                 selector.register(worker.channel, selectors.EVENT_READ, worker)
                 yield from self._fill(worker, queue, job, selector)
@@ -184,12 +184,11 @@ class _Local:
             try:
                 worker.channel.setblocking(True)
                 worker.send({"op": "grade", "folder": str(folder)}, job, folder)
-            except OSError:
+                worker.channel.setblocking(False)
+            except OSError:  # the worker is gone: its channel is closed in ``_lost``
                 queue.appendleft(folder)
                 yield from self._lost(worker, queue, job, selector)
                 return
-            finally:
-                worker.channel.setblocking(False)
         if not worker.asked:
             selector.unregister(worker.channel)
             self._end(worker)

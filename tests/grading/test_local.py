@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import select
 import shutil
 import signal
 import uuid
@@ -184,3 +185,22 @@ def test_workers_that_end_cost_only_the_folders_they_held_and_are_replaced(tmp_p
     assert all(isinstance(outcomes[name], SandboxError) for name in lost)
     scores = [json.loads(o)["score"] for o in outcomes.values() if isinstance(o, str)]
     assert scores == [BUNDLE.assignment.max_score] * (len(folders) - len(lost))  # the rest: by their replacements
+
+
+def test_workers_gone_before_the_first_folder_are_replaced_and_nothing_is_lost(tmp_path):
+    """The sends to a worker that has ended fail at once: its folders go to its replacement."""
+    class_dir = tmp_path / "class"
+    folders = [student(class_dir, f"s{i}") for i in range(4)]
+    job = Job(str(DEFAULT_ASSIGNMENT), 3, str(class_dir), (str(tmp_path / "out"),))
+    with local(2, BUNDLE.warm, BUNDLE.warm_for_students) as pool:
+        pool.hello(job)
+        image = pool.process.pid  # type: ignore[attr-defined]
+        for worker in [p for p in children(image) if kind(p) == "worker"]:
+            gone = os.pidfd_open(worker)
+            os.kill(worker, signal.SIGKILL)
+            select.select([gone], [], [])  # readable once the process has exited, its sockets closed
+            os.close(gone)
+        outcomes = dict(pool.grade(folders, job))
+    assert sorted(f.name for f in outcomes) == sorted(f.name for f in folders)
+    scores = [json.loads(o)["score"] if isinstance(o, str) else o for o in outcomes.values()]
+    assert scores == [BUNDLE.assignment.max_score] * len(folders)
