@@ -3,9 +3,10 @@ every trusted worker and every zygote of a local run from that one image, so tha
 machine holds one copy of torch's pages however many workers grade.
 
 It is started fresh (``python -m grader.sandbox.image``) with a filtered environment, and
-holds nothing a sandbox must not see: it imports the warm modules and the grader's own worker
-code and runs nothing (no torch operation, no thread pool), never reads a worker's channel,
-and loads no bundle (no checks, no reference). On each
+holds nothing a sandbox must not see: it imports the warm modules and runs nothing (no torch
+operation, no thread pool), never reads a worker's channel, and loads no bundle. Nor does it
+import the grader's worker code: every zygote, and so every sandbox, would hold it (a
+sandbox's `import grader...` must find nothing there), so each worker imports it itself. On each
 request of the run's main process (a ``worker`` message carrying the worker's channel) it:
 
 1. forks the **worker** once ``warm`` is imported (the worker needs no more), handing it the
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 import importlib
 import os
 import select
@@ -89,13 +89,6 @@ class _Image:
             ours.close()
         else:
             self.waiting.append(ours)
-
-    def import_worker(self) -> None:
-        """The worker's own module, imported once here rather than in every worker: the
-        grader's code (its loaders, the diagnosis, the sandbox's client), public like the
-        rest of the grader, while a bundle's checks and reference load only in a worker."""
-        importlib.import_module(self.entry.split(":")[0])
-        gc.freeze()
 
     def _serve_worker(self, control: socket.socket, channel: int) -> int:
         module, function = self.entry.split(":")
@@ -165,7 +158,6 @@ def main(control_fd: int, entry: str, collapse: bool, warm: list[str], for_stude
     usable = isolation is not None and refused is None
     if usable:
         warm_up(warm)
-        image.import_worker()
         if collapse:
             # Before the first fork: pages shared with a child already forked cannot be collapsed.
             _collapse_into_huge_pages()
