@@ -61,6 +61,17 @@ class Incoming:
     def add(self, chunk: bytes) -> None:
         self.pending += chunk
 
+    def whole(self) -> list[Any]:
+        """The messages of every frame that has arrived in full; a frame still arriving stays."""
+        found = []
+        while len(self.pending) >= HEADER_SIZE:
+            end = HEADER_SIZE + unpack_header(bytes(self.pending[:HEADER_SIZE]))
+            if len(self.pending) < end:
+                break
+            found.append(parse(bytes(self.pending[HEADER_SIZE:end])))
+            del self.pending[:end]
+        return found
+
     def receive(self, sock: socket.socket) -> Any:
         """The next frame's message from the blocking stream socket ``sock``; None at its end."""
         header = self._read(sock, HEADER_SIZE)

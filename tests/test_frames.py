@@ -38,6 +38,18 @@ def test_incoming_receives_frames_split_and_joined_and_none_at_the_end():
     assert incoming.receive(ours) is None
 
 
+def test_whole_hands_out_the_frames_that_have_arrived_and_keeps_a_partial_one():
+    data = frames.pack({"a": 1}) + frames.pack([2, "b"]) + frames.pack("c")
+    incoming = frames.Incoming()
+    assert incoming.whole() == []
+    incoming.add(data[:2])  # not even a header
+    assert incoming.whole() == []
+    incoming.add(data[2:-2])  # two frames and most of the third
+    assert incoming.whole() == [{"a": 1}, [2, "b"]]
+    incoming.add(data[-2:])
+    assert incoming.whole() == ["c"] and incoming.whole() == []
+
+
 def test_framing_imports_no_numpy():
     # A run's main process frames its requests before it imports numpy (grader.grading.local).
     probe = "import sys, grader.frames, grader.grading.local; print('numpy' in sys.modules)"

@@ -67,15 +67,7 @@ class _Worker:
         if not chunk:
             return None
         self.incoming.add(chunk)
-        found = []
-        while (header := self.incoming.take(frames.HEADER_SIZE)) is not None:
-            size = frames.unpack_header(header)
-            body = self.incoming.take(size)
-            if body is None:
-                self.incoming.pending[:0] = header  # the rest of this frame comes later
-                break
-            found.append(frames.parse(body))
-        return iter(found)
+        return iter(self.incoming.whole())
 
 
 class _Local:

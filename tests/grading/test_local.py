@@ -138,17 +138,25 @@ def test_the_workers_grade_and_the_image_and_zygotes_hold_nothing_of_theirs(tmp_
     assert not any(Path(f"/proc/{pid}").exists() for pid in held)
 
 
+def correct_class(tmp_path: Path, size: int) -> tuple[list[Path], Job]:
+    """``size`` students who submitted the reference, and a job that grades them."""
+    folders = [student(tmp_path / "class", f"s{i}") for i in range(size)]
+    return folders, Job(str(DEFAULT_ASSIGNMENT), 3, str(tmp_path / "class"), (str(tmp_path / "out"),))
+
+
+def workers_of(image: int) -> list[int]:
+    return [p for p in children(image) if kind(p) == "worker"]
+
+
 def test_the_workers_share_the_images_pages(tmp_path):
     """A second worker costs a fraction of the first: torch's pages are the image's, shared."""
-    class_dir = tmp_path / "class"
-    folders = [student(class_dir, f"s{i}") for i in range(6)]
-    job = Job(str(DEFAULT_ASSIGNMENT), 3, str(class_dir), (str(tmp_path / "out"),))
+    folders, job = correct_class(tmp_path, 6)
     with local(2, BUNDLE.warm, BUNDLE.warm_for_students) as pool:
         pool.hello(job)
         graded = pool.grade(folders, job)
         next(graded)  # both workers hold folders still: neither has ended
         image = pool.process.pid  # type: ignore[attr-defined]
-        workers = [p for p in children(image) if kind(p) == "worker"]
+        workers = workers_of(image)
         rss = [smaps(p, "Rss") for p in workers]
         pss = [smaps(p, "Pss") for p in workers]
         list(graded)
@@ -166,9 +174,7 @@ def smaps(pid: int, key: str) -> int:
 
 
 def test_workers_that_end_cost_only_the_folders_they_held_and_are_replaced(tmp_path):
-    class_dir = tmp_path / "class"
-    folders = [student(class_dir, f"s{i}") for i in range(8)]
-    job = Job(str(DEFAULT_ASSIGNMENT), 3, str(class_dir), (str(tmp_path / "out"),))
+    folders, job = correct_class(tmp_path, 8)
     outcomes: dict[str, object] = {}
     with local(2, BUNDLE.warm, BUNDLE.warm_for_students) as pool:
         pool.hello(job)
@@ -176,7 +182,7 @@ def test_workers_that_end_cost_only_the_folders_they_held_and_are_replaced(tmp_p
         graded = pool.grade(folders, job)
         first, outcome = next(graded)
         outcomes[first.name] = outcome
-        for worker in [p for p in children(image) if kind(p) == "worker"]:  # both: only new ones can go on
+        for worker in workers_of(image):  # both: only new ones can go on
             os.kill(worker, signal.SIGKILL)
         outcomes.update((folder.name, outcome) for folder, outcome in graded)
     assert sorted(outcomes) == sorted(f.name for f in folders)  # every folder once
@@ -189,13 +195,11 @@ def test_workers_that_end_cost_only_the_folders_they_held_and_are_replaced(tmp_p
 
 def test_workers_gone_before_the_first_folder_are_replaced_and_nothing_is_lost(tmp_path):
     """The sends to a worker that has ended fail at once: its folders go to its replacement."""
-    class_dir = tmp_path / "class"
-    folders = [student(class_dir, f"s{i}") for i in range(4)]
-    job = Job(str(DEFAULT_ASSIGNMENT), 3, str(class_dir), (str(tmp_path / "out"),))
+    folders, job = correct_class(tmp_path, 4)
     with local(2, BUNDLE.warm, BUNDLE.warm_for_students) as pool:
         pool.hello(job)
         image = pool.process.pid  # type: ignore[attr-defined]
-        for worker in [p for p in children(image) if kind(p) == "worker"]:
+        for worker in workers_of(image):
             gone = os.pidfd_open(worker)
             os.kill(worker, signal.SIGKILL)
             select.select([gone], [], [])  # readable once the process has exited, its sockets closed
