@@ -24,8 +24,8 @@ from ..assignment.config import DEFAULT_ASSIGNMENT
 from ..extras import require_extra
 from ..lms.intake import LmsInfo, class_folder
 from ..outdir import check_out_dir, staged
-from ..regrade import Comparison, read_previous
-from ..reporters import DEFAULT_REPORTERS, Stage, open_reporter, reporter_class
+from ..regrade import Comparison, Previous, read_previous
+from ..reporters import DEFAULT_REPORTERS, Reporter, Stage, open_reporter, reporter_class
 from ..results import RunInfo, SubmissionResult, zero_submission
 from ..sandbox.policy import SCRATCH, Isolation, keep_from_same_uid
 from ..sandbox.spec import Hello
@@ -196,8 +196,8 @@ def grade_class(
     check_out_dir(out_dir)
     if scheduler:
         require_extra("distributed", "cluster", "--scheduler")
-    # The YAML alone first: the workers start as soon as the class is counted, and their
-    # imports overlap the rest of this start (the bundle's checks, the reporters).
+    # The YAML alone first: the workers start as soon as the class is counted and the reporters
+    # have accepted their options, and their imports overlap the rest of this start (the bundle's checks).
     outline = read_outline(assignment_path)
     # An unknown name is a usage error before anything runs; a reporter that draws the public
     # examples says so by a true ``wants_examples``.
@@ -213,57 +213,57 @@ def grade_class(
         found = discover(folder, outline.assignment.name, outline.assignment.notebooks)
         for skipped in found.skipped:
             log(f"skipped {skipped}")
-        with start_workers(outline, len(found.students), jobs=jobs, scheduler=scheduler, log=log) as workers:
-            return _grade_class(load_bundle(outline), workers, class_dir, folder, found, lms, out_dir,
-                                reporters=reporters, reporter_options=reporter_options or {}, seed=seed,
-                                examples=examples, behaviour=behaviour, stages=stages, hide=[*hide, *download],
-                                progress=progress,
-                                diagnose=diagnose, log=log)
+        previous = read_previous(out_dir)
+        with staged(out_dir) as write_dir:
+            # Opened first: a reporter's own input (the Canvas gradebook) is told before the workers start.
+            chosen_outputs = [open_reporter(name, write_dir, **_options(name, reporter_options or {}, folder,
+                                                                        reporters))
+                              for name in reporters]
+            with start_workers(outline, len(found.students), jobs=jobs, scheduler=scheduler, log=log) as workers:
+                outcome = _grade_class(load_bundle(outline), workers, class_dir, folder, found, lms, write_dir,
+                                       previous, chosen_outputs, seed=seed, examples=examples, behaviour=behaviour,
+                                       stages=stages, hide=[out_dir, *hide, *download], progress=progress,
+                                       diagnose=diagnose, log=log)
+    return replace(outcome, out_dir=out_dir)  # the staged folder is out_dir now
 
 
 def _grade_class(bundle: Bundle, workers: Workers, download: Path, class_dir: Path, found: ClassFolder,
-                 lms: LmsInfo | None, out_dir: Path, *, seed: int | None, reporters: Sequence[str],
-                 reporter_options: Mapping[str, Mapping[str, Any]], examples: bool, behaviour: bool,
-                 stages: Sequence[Stage],
+                 lms: LmsInfo | None, write_dir: Path, previous: Previous | None, chosen_outputs: Sequence[Reporter],
+                 *, seed: int | None, examples: bool, behaviour: bool, stages: Sequence[Stage],
                  hide: Sequence[Path], progress: Callable[[int, int], None] | None, diagnose: bool,
                  log: Callable[[str], None]) -> RunOutcome:
     """``grade_class`` on a class folder (``download``'s, or ``download`` itself) whose
-    ``found`` students ``workers`` grade."""
+    ``found`` students ``workers`` grade, into ``write_dir`` (the run's staged output folder)."""
     folders = list(found.students)
-    previous = read_previous(out_dir)
     started = time.perf_counter()
     tally = Tally(bundle.assignment)
-    with staged(out_dir) as write_dir:
-        # Opened first: a reporter's own input (the Canvas gradebook) is told before the workers start.
-        chosen_outputs = [open_reporter(name, write_dir, **_options(name, reporter_options, class_dir, reporters))
-                          for name in reporters]
-        with prepare_run(bundle, class_dir, len(folders), seed=seed, workers=workers,
-                         hidden=(out_dir, write_dir, *hide), examples=examples, diagnose=diagnose,
-                         behaviour=behaviour, log=log,
-                         progress=progress) as run:
-            isolation = run.isolation
-            info = RunInfo(run.job.seed, str(bundle.assignment.path), str(download), __version__, workers.count,
-                           workers.scheduler, isolation.mode, isolation.namespaces, isolation.drop_uid,
-                           isolation.notes, time.strftime("%Y-%m-%dT%H:%M:%S%z"), lms)
-            # The comparison closes first: its changes.csv is in the folder when the class report is written.
-            comparison = None if previous is None else Comparison(previous, write_dir)
-            reporters_and_stages = [*([comparison] if comparison else []), *chosen_outputs, *stages]
+    with prepare_run(bundle, class_dir, len(folders), seed=seed, workers=workers,
+                     hidden=(write_dir, *hide), examples=examples, diagnose=diagnose,
+                     behaviour=behaviour, log=log,
+                     progress=progress) as run:
+        isolation = run.isolation
+        info = RunInfo(run.job.seed, str(bundle.assignment.path), str(download), __version__, workers.count,
+                       workers.scheduler, isolation.mode, isolation.namespaces, isolation.drop_uid,
+                       isolation.notes, time.strftime("%Y-%m-%dT%H:%M:%S%z"), lms)
+        # The comparison closes first: its changes.csv is in the folder when the class report is written.
+        comparison = None if previous is None else Comparison(previous, write_dir)
+        reporters_and_stages = [*([comparison] if comparison else []), *chosen_outputs, *stages]
+        for output in reporters_and_stages:
+            output.start(bundle, info)
+        for done, result in enumerate(grade(run, folders, log), start=1):
             for output in reporters_and_stages:
-                output.start(bundle, info)
-            for done, result in enumerate(grade(run, folders, log), start=1):
-                for output in reporters_and_stages:
-                    output.add(result)
-                tally.add(result)
-                if progress is not None:
-                    progress(done, len(folders))
-            for output in reporters_and_stages:
-                output.close()
+                output.add(result)
+            tally.add(result)
+            if progress is not None:
+                progress(done, len(folders))
+        for output in reporters_and_stages:
+            output.close()
     notes = [*(lms.notes if lms else ()), *(line for output in chosen_outputs
                                              for line in getattr(output, "summary_lines", list)())]
     if comparison is not None and comparison.regrade is not None:
         notes += comparison.regrade.lines()
     summary = replace(tally.summary(), skipped=found.skipped, notes=tuple(notes))
-    return RunOutcome(run.job.seed, summary, out_dir, time.perf_counter() - started)
+    return RunOutcome(run.job.seed, summary, write_dir, time.perf_counter() - started)
 
 
 def _options(name: str, reporter_options: Mapping[str, Mapping[str, Any]], class_dir: Path,

@@ -127,6 +127,13 @@ def serve(control: socket.socket, channel: socket.socket) -> int:
     """Answer the run's requests on ``channel`` until the run closes it; ``control``: the
     socket to this worker's zygote, which the image forks beside it (``grader.sandbox.image``).
     The image started with a filtered environment: the run's own comes first on the channel."""
+    try:
+        return _serve(control, channel)
+    except (BrokenPipeError, ConnectionResetError):  # the run has gone: nothing is left to tell
+        return 0
+
+
+def _serve(control: socket.socket, channel: socket.socket) -> int:
     incoming = frames.Incoming()
     start = incoming.receive(channel)
     if start is None:

@@ -102,7 +102,10 @@ class CanvasGradebook:
             raise CanvasGradebookError(f"--canvas-missing {missing!r}: give one of {', '.join(MISSING)}")
         self.path = out_dir / "canvas.csv"
         # Read now, so that a wrong file or column is told before any student is graded.
-        self.book = None if gradebook is None or column is None else Gradebook(Path(gradebook), column)
+        if gradebook is None or column is None:
+            raise CanvasGradebookError("--format canvas needs --canvas-gradebook FILE (the CSV of Canvas's Grades > "
+                                       "Export) and --canvas-column NAME (the assignment's column in it)")
+        self.book = Gradebook(Path(gradebook), column)
         self.missing = missing
         self.lms: LmsInfo | None = None
         self.max_score = 0.0
@@ -110,15 +113,7 @@ class CanvasGradebook:
         self.unmatched: list[str] = []
         self.ambiguous: list[str] = []
 
-    @property
-    def gradebook(self) -> Gradebook:
-        assert self.book is not None, "start() first"
-        return self.book
-
     def start(self, bundle: Bundle, run: RunInfo) -> None:
-        if self.book is None:  # told before any student is graded
-            raise CanvasGradebookError("--format canvas needs --canvas-gradebook FILE (the CSV of Canvas's Grades > "
-                                       "Export) and --canvas-column NAME (the assignment's column in it)")
         self.lms = run.lms if run.lms is not None and run.lms.system == CANVAS else None
         self.max_score = bundle.assignment.max_score
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -126,9 +121,9 @@ class CanvasGradebook:
     def add(self, result: SubmissionResult) -> None:
         if self.lms is not None:  # a Canvas download: its user ids
             found = self.lms.student(result.student)
-            rows = self.gradebook.find(result.student, found.lms_id) if found is not None else []
+            rows = self.book.find(result.student, found.lms_id) if found is not None else []
         else:
-            rows = self.gradebook.find(result.student)
+            rows = self.book.find(result.student)
         if len(rows) == 1:
             self.scores[rows[0]] = result.score
         elif rows:
@@ -137,7 +132,7 @@ class CanvasGradebook:
             self.unmatched.append(result.student)
 
     def close(self) -> None:
-        book = self.gradebook
+        book = self.book
         with open(self.path, "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
             writer.writerow([book.header[i] for i in book.keep])
@@ -151,7 +146,7 @@ class CanvasGradebook:
                 writer.writerow([row[i] for i in book.keep])
 
     def summary_lines(self) -> list[str]:
-        book = self.gradebook
+        book = self.book
         students = [row for row in book.rows if book.is_student(row)]
         without = len(students) - len(self.scores)
         lines = [f"canvas.csv: column {book.column!r} filled for {len(self.scores)} of {len(students)} students "
