@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 
 from .fingerprints import ItemCode
@@ -62,7 +62,7 @@ class ItemEvidence:
     behaviour: float
     sharers: int  # students whose code returned the same wrong values (0: none shared)
     explained: bool  # a known mistake explains those values
-    lines_a: tuple[int, ...]  # lines of a's definition that hold shared uncommon code
+    lines_a: tuple[int, ...]  # lines of a's definition that hold shared uncommon code (flagged pairs only)
     lines_b: tuple[int, ...]
 
     @property
@@ -122,9 +122,13 @@ def common_limit(students: int) -> int:
 
 
 def pairs(works: Sequence[Work], public: Public) -> list[Pair]:
-    """Every pair with some evidence, strongest first; ``flagged`` picks those to report."""
+    """Every pair with some evidence, strongest first; ``flagged`` picks those to report. The
+    lines of shared code (``ItemEvidence.lines_a``, ``lines_b``) are found for the flagged
+    pairs alone: the page shows no other, and a class of 1,000 has some 10⁵ pairs with a little."""
     limit = common_limit(len(works))
+    flag = flag_at(len(works))
     evidence: dict[tuple[int, int], list[ItemEvidence]] = defaultdict(list)
+    own_of_item: dict[str, list[set[int]]] = {}
     items = sorted({item for w in works for item in (*w.code, *w.behaviour)})
     for item in items:
         own = [_own_prints(w.code.get(item), public) for w in works]
@@ -132,35 +136,46 @@ def pairs(works: Sequence[Work], public: Public) -> list[Pair]:
         for index, prints in enumerate(own):
             for h in prints:
                 holders[h].append(index)
-        common = {h for h, who in holders.items() if len(who) > limit}  # what independent students converge to
-        own = [prints - common for prints in own]
-        shared: dict[tuple[int, int], set[int]] = defaultdict(set)
+        # Held by more than ``limit``: what independent students converge to, no evidence. Any
+        # other weighs 1 / (its holders - 1), as rare as it is.
+        weight = {h: 1 / max(1, len(who) - 1) for h, who in holders.items() if len(who) <= limit}
+        own = own_of_item[item] = [{h for h in prints if h in weight} for prints in own]
+        total = [sum(weight[h] for h in prints) for prints in own]
+        # What two students share is what both hold: summed as it is enumerated, never as sets.
+        shared: dict[tuple[int, int], list[float]] = {}  # (weight, count) of what both hold
         for h, who in holders.items():
             if 2 <= len(who) <= limit:
-                for i, j in combinations(who, 2):
-                    shared[(i, j)].add(h)
+                rarity = weight[h]
+                for key in combinations(who, 2):
+                    if (acc := shared.get(key)) is None:
+                        shared[key] = [rarity, 1]
+                    else:
+                        acc[0] += rarity
+                        acc[1] += 1
         returned: dict[str, list[int]] = defaultdict(list)
         for index, w in enumerate(works):
             if w.behaviour.get(item):
                 returned[w.behaviour[item]].append(index)
         same: dict[tuple[int, int], int] = {}
         for who in returned.values():
-            for i, j in combinations(who, 2):
-                same[(i, j)] = len(who)
+            for key in combinations(who, 2):
+                same[key] = len(who)
         for i, j in shared.keys() | same.keys():
-            hashes = shared.get((i, j), set())
-            code = _share(hashes, own[i] | own[j], holders) if hashes else 0.0
+            acc = shared.get((i, j))
+            code = 0.0 if acc is None else _share(acc[0], int(acc[1]), total[i] + total[j] - acc[0],
+                                                  len(own[i]) + len(own[j]) - int(acc[1]))
             sharers = same.get((i, j), 0)
             explained = sharers > 0 and (item in works[i].explained or item in works[j].explained)
             behaviour = (SHARED_ANSWER / sharers) * (EXPLAINED if explained else 1.0) if sharers else 0.0
-            evidence[(i, j)].append(ItemEvidence(
-                item, min(1.0, code), behaviour, sharers, explained,
-                _lines(works[i].code.get(item), hashes), _lines(works[j].code.get(item), hashes)))
+            evidence[(i, j)].append(ItemEvidence(item, code, behaviour, sharers, explained, (), ()))
     found = []
     for (i, j), per_item in evidence.items():
         per_item.sort(key=lambda e: (-e.strength, e.item))
-        found.append(Pair(works[i].student, works[j].student, sum(e.strength for e in per_item), tuple(per_item),
-                          flag_at(len(works))))
+        pair = Pair(works[i].student, works[j].student, sum(e.strength for e in per_item), tuple(per_item), flag)
+        if pair.strength >= flag:
+            pair = replace(pair, items=tuple(_with_lines(e, works[i], works[j], own_of_item[e.item][i] &
+                                                         own_of_item[e.item][j]) for e in per_item))
+        found.append(pair)
     found.sort(key=lambda p: (-p.strength, p.a, p.b))
     return found
 
@@ -203,17 +218,19 @@ def public_matches(work: Work, public: Public) -> dict[str, tuple[str, ...]]:
     return matches
 
 
-def _share(shared: set[int], union: set[int], holders: dict[int, list[int]]) -> float:
-    """The weight of the fingerprints two students share among all of theirs, each weighing
-    1 / (its holders - 1), as rare as it is; counted over at least ``MIN_PRINTS`` of them."""
-    def weight(prints: set[int]) -> float:
-        return sum(1 / max(1, len(holders[h]) - 1) for h in prints)
-
-    return weight(shared) / weight(union) * min(1.0, len(union) / MIN_PRINTS)
+def _share(shared: float, count: int, union: float, union_count: int) -> float:
+    """The weight of the fingerprints two students share among all of theirs (``union``),
+    counted over at least ``MIN_PRINTS`` of them."""
+    share = 1.0 if count == union_count else min(1.0, shared / union)  # all shared: exactly, whatever the rounding
+    return share * min(1.0, union_count / MIN_PRINTS)
 
 
 def _own_prints(code: ItemCode | None, public: Public) -> set[int]:
     return set() if code is None else {h for h in code.hashes if not public.is_public(h)}
+
+
+def _with_lines(e: ItemEvidence, a: Work, b: Work, hashes: set[int]) -> ItemEvidence:
+    return replace(e, lines_a=_lines(a.code.get(e.item), hashes), lines_b=_lines(b.code.get(e.item), hashes))
 
 
 def _lines(code: ItemCode | None, hashes: set[int]) -> tuple[int, ...]:

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from grader.integrity.fingerprints import K, W, definitions, starter, winnow
 from grader.submissions.load import Cell
+
+ROOT = Path(__file__).resolve().parents[2]
 
 ORIGINAL = '''
 def scaled_dot_product_attention(Q, K, V, mask=None):
@@ -93,3 +100,12 @@ def test_winnowing_keeps_a_fingerprint_in_every_window(n):
 def test_the_starter_code_is_the_solution_replaced_by_the_stub():
     cell = "def f(x):\n    ### BEGIN SOLUTION\n    return x * 2\n    ### END SOLUTION\n"
     assert starter(cell) == "def f(x):\n    raise NotImplementedError()\n"
+
+
+def test_fingerprints_do_not_depend_on_the_interpreters_hash_seed():
+    # Winnowing keeps the smallest hashes: with Python's own ``hash``, a report would change from run to run.
+    script = ("import sys; from tests.integrity.test_fingerprints import ORIGINAL, prints; "
+              "print(sorted(prints(ORIGINAL)))")
+    runs = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}, cwd=ROOT).stdout for seed in ("1", "2")}
+    assert len(runs) == 1 and runs.pop().startswith("[")
