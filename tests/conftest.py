@@ -1,4 +1,6 @@
-"""Fixtures shared across the test folders."""
+"""Fixtures shared across the test folders: a process's end, and grading in-process (fast,
+and the same checks as the sandboxed path; the audit and the end-to-end tests cover the
+sandbox), which the engine's check library's tests and the attention bundle's share."""
 
 from __future__ import annotations
 
@@ -7,6 +9,14 @@ import select
 from collections.abc import Callable
 
 import pytest
+
+from grader.assignment.bundle import Bundle, load_bundle
+from grader.assignment.catalogue import Entry
+from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.grading.submission import run_item
+from grader.results import ItemResult
+from grader.runners.inprocess import InProcessRunner
+from grader.submissions.load import Cell, SourceFile
 
 
 def _ends_within(pid: int, seconds: float) -> bool:
@@ -25,3 +35,41 @@ def _ends_within(pid: int, seconds: float) -> bool:
 def ends_within() -> Callable[[int, float], bool]:
     """``ends_within(pid, seconds)``: whether the process ends in time."""
     return _ends_within
+
+
+@pytest.fixture(scope="session")
+def assignment() -> Bundle:
+    """The attention bundle (its ``.assignment`` is the YAML's items and points)."""
+    return load_bundle(DEFAULT_ASSIGNMENT)
+
+
+_GRADED: dict[tuple[str, str, str, int, str | None], dict[str, ItemResult]] = {}
+
+
+def grade_notebook(assignment: Bundle, notebook: str, entry: Entry | None = None, seed: int = 1234,
+                   code: str | None = None) -> dict[str, ItemResult]:
+    """Every item of ``notebook`` graded on the reference with ``entry`` (or ``code``) appended;
+    each combination is graded once a session."""
+    key = (str(assignment.root), notebook, entry.name if entry else "<reference>", seed, code)
+    if key not in _GRADED:
+        _GRADED[key] = _grade(assignment, notebook, entry, seed, code)
+    return _GRADED[key]
+
+
+def _grade(assignment: Bundle, notebook: str, entry: Entry | None, seed: int,
+           code: str | None) -> dict[str, ItemResult]:
+    source = assignment.reference_source(notebook)
+    extra = entry.code if entry is not None else code
+    if extra:
+        source += "\n\n" + extra
+    # A time limit, as in the sandbox: some entries never return (the sample class's hang).
+    runner = InProcessRunner.from_source(SourceFile(notebook, f"{notebook}.py", (Cell(1, source),)), seconds=2)
+    assert not runner.load.cell_errors, runner.load.cell_errors
+    return {item.name: run_item(item, runner, seed, assignment.checks)[0]
+            for item in assignment.assignment.items_of(notebook)}
+
+
+@pytest.fixture(scope="session")
+def grade():
+    """``grade_notebook`` as a fixture (same behaviour): ``grade(assignment, notebook, entry, ...)``."""
+    return grade_notebook

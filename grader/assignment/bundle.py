@@ -27,7 +27,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..checks import Registry
+from .registry import Registry
 from .config import Assignment, ConfigError, parse_assignment, read_yaml
 
 YAML_NAME = "assignment.yaml"

@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from ..assignment.bundle import Bundle
 from ..assignment.config import Item
-from ..checks import Registry
+from ..assignment.registry import Registry
 from ..checks.base import CheckFailed, Trial
 from ..diagnosis.record import Recording
 from ..results import CheckResult, Diagnosis, ItemResult, NotebookResult, SubmissionResult, zero_item

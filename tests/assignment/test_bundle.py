@@ -47,7 +47,7 @@ items:
 
 TOY_CHECKS = '''\
 """The toy bundle's checks."""
-from grader.checks import Registry
+from grader.assignment.registry import Registry
 
 REGISTRY = Registry()
 

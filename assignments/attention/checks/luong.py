@@ -11,7 +11,7 @@ far from symmetric (so ``W`` applied to the keys instead of the query shows), an
 two halves differ (so the key before the query shows).
 
 The worked examples are public (expected values as data, recomputed from the reference by
-``tests/checks/test_worked_examples.py``): they ship in the students' ``check.py`` and name
+``tests/assignments/attention/test_worked_examples.py``): they ship in the students' ``check.py`` and name
 the classic slip of each method.
 """
 

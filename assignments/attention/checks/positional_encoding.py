@@ -3,7 +3,7 @@ checks (see ``numpy_support`` for what every NumPy check does). The module
 ``PositionalEncoding`` of part 2 is ``positional_encoding_module``.
 
 The worked example is public (expected values as data, recomputed from the reference by
-``tests/checks/test_worked_examples.py``): it ships in the students' ``check.py`` and catches
+``tests/assignments/attention/test_worked_examples.py``): it ships in the students' ``check.py`` and catches
 the classic slip, the exponent 2i/d_model with i counting columns.
 """
 

@@ -2,7 +2,7 @@
 checks (see ``numpy_support`` for what every NumPy check does).
 
 The worked example is public (expected values as data, recomputed from the reference by
-``tests/checks/test_worked_examples.py``): it ships in the students' ``check.py``.
+``tests/assignments/attention/test_worked_examples.py``): it ships in the students' ``check.py``.
 """
 
 from __future__ import annotations

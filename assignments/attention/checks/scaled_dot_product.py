@@ -2,7 +2,7 @@
 hidden checks (see ``numpy_support`` for what every NumPy check does).
 
 The worked example is public: fixed inputs, and the expected values written here as data
-(``tests/checks/test_worked_examples.py`` recomputes them from the reference, so they cannot
+(``tests/assignments/attention/test_worked_examples.py`` recomputes them from the reference, so they cannot
 drift). It needs no reference at grading time, so it ships in the students' ``check.py`` and
 catches the classic slip (a missing 1/sqrt(d_k)) before a student submits.
 """
