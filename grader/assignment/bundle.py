@@ -27,8 +27,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .registry import Registry
 from .config import Assignment, ConfigError, parse_assignment, read_yaml
+from .registry import Registry
 
 YAML_NAME = "assignment.yaml"
 _LAYOUT_KEYS = {"checks": "checks", "reference": "reference", "catalogue": "catalogue"}
