@@ -16,7 +16,7 @@ import yaml
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.lms import samples
+from grader.generate import lms_downloads as samples
 
 pytest.importorskip("torch")
 
@@ -24,7 +24,7 @@ BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 SAMPLE = BUNDLE.root / "sample_class"
 LMS = BUNDLE.root / samples.FOLDER
 MAX = f"{BUNDLE.assignment.max_score:g}"
-STUDENTS = samples.sample_students(SAMPLE, BUNDLE.assignment.name, BUNDLE.assignment.notebooks)
+STUDENTS = samples.uploaders(SAMPLE, BUNDLE.assignment.name, BUNDLE.assignment.notebooks)
 
 
 def assignment_copy(tmp: Path, name: str = "assignment.yaml", stable_points: int | None = None) -> Path:

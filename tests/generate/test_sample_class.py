@@ -10,7 +10,7 @@ import pytest
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT, ConfigError
-from grader.samples import sample_students, write_student
+from grader.generate.sample_class import sample_students, write_student
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 SAMPLE = BUNDLE.root / "sample_class"
@@ -28,7 +28,7 @@ def test_the_committed_copy_is_what_the_generator_writes(student, tmp_path: Path
     assert files == sorted(p.relative_to(committed) for p in committed.rglob("*") if p.is_file())
     for rel in files:
         assert (written / rel).read_bytes() == (committed / rel).read_bytes(), (
-            f"{committed / rel} differs from what the generator writes: python -m grader.samples")
+            f"{committed / rel} differs from what the generator writes: python -m grader.generate.sample_class")
 
 
 def test_an_unknown_entry_is_an_error_naming_the_file_and_student(tmp_path: Path):

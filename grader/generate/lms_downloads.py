@@ -9,7 +9,7 @@ bundle's ``sample_class`` (so a student added there is in them after one command
 * ``canvas_gradebook.csv``: Canvas's gradebook export for that class, with a student who
   submitted nothing and Canvas's test student.
 
-``python -m grader.lms.samples [BUNDLE]`` writes them into the bundle's ``sample_lms/``.
+``python -m grader.generate.lms_downloads [BUNDLE]`` writes them into the bundle's ``sample_lms/``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ FIRST_CANVAS_ID, FIRST_MOODLE_ID, FIRST_ATTACHMENT = 1001, 240101, 50001
 
 
 @dataclass(frozen=True)
-class SampleStudent:
+class Uploader:
     folder: str  # in the sample class
     canvas_id: str
     moodle_id: str
@@ -59,7 +59,7 @@ class SampleStudent:
         return f"{self.full_name}_{self.moodle_id}"
 
 
-def sample_students(class_dir: Path, assignment: str, notebooks: tuple[str, ...]) -> list[SampleStudent]:
+def uploaders(class_dir: Path, assignment: str, notebooks: tuple[str, ...]) -> list[Uploader]:
     folders = sorted(p for p in class_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
     students = []
     for number, folder in enumerate(folders):
@@ -68,7 +68,7 @@ def sample_students(class_dir: Path, assignment: str, notebooks: tuple[str, ...]
             found = find_notebook(folder, assignment, notebook)
             if found is not None:
                 files.append((found.path.name, found.path))
-        students.append(SampleStudent(folder.name, str(FIRST_CANVAS_ID + number), str(FIRST_MOODLE_ID + number),
+        students.append(Uploader(folder.name, str(FIRST_CANVAS_ID + number), str(FIRST_MOODLE_ID + number),
                                       tuple(files)))
     return students
 
@@ -85,7 +85,7 @@ def _zip(members: list[tuple[str, bytes]]) -> bytes:
     return buffer.getvalue()
 
 
-def canvas_members(students: list[SampleStudent]) -> list[tuple[str, bytes]]:
+def canvas_members(students: list[Uploader]) -> list[tuple[str, bytes]]:
     attachment = FIRST_ATTACHMENT
     members = []
     blank = next((s for s in students if s.files and "blank" in s.folder.lower()), None)
@@ -107,7 +107,7 @@ def canvas_members(students: list[SampleStudent]) -> list[tuple[str, bytes]]:
     return members
 
 
-def moodle_members(students: list[SampleStudent]) -> list[tuple[str, bytes]]:
+def moodle_members(students: list[Uploader]) -> list[tuple[str, bytes]]:
     return [(f"{s.moodle_student}_assignsubmission_file_/{name}", path.read_bytes())
             for s in students for name, path in s.files]
 
@@ -117,7 +117,7 @@ def column(bundle: Bundle) -> str:
     return f"{bundle.name.capitalize()} (4242)"
 
 
-def gradebook(students: list[SampleStudent], bundle: Bundle) -> str:
+def gradebook(students: list[Uploader], bundle: Bundle) -> str:
     """Canvas's export: the header, the ``Points Possible`` row, one row per student (one
     more who submitted nothing), and the test student."""
     section = f"{bundle.name.capitalize()} 101"
@@ -137,7 +137,7 @@ def gradebook(students: list[SampleStudent], bundle: Bundle) -> str:
 
 def build(bundle: Bundle) -> dict[str, bytes]:
     """The sample downloads of ``bundle``'s sample class, by file name."""
-    students = sample_students(bundle.root / "sample_class", bundle.assignment.name, bundle.assignment.notebooks)
+    students = uploaders(bundle.root / "sample_class", bundle.assignment.name, bundle.assignment.notebooks)
     return {CANVAS_ZIP: _zip(canvas_members(students)), MOODLE_ZIP: _zip(moodle_members(students)),
             GRADEBOOK: gradebook(students, bundle).encode("utf-8")}
 

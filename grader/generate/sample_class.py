@@ -1,7 +1,7 @@
 """The generated students of an assignment's sample class: the reference (or a hand-written
 sample student's notebooks) with catalogue entries applied, as listed in the bundle's
 ``sample_students.yaml``. Generated, not copied by hand, so they cannot drift from the
-reference; ``python -m grader.samples BUNDLE`` writes them again.
+reference; ``python -m grader.generate.sample_class BUNDLE`` writes them again.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from .assignment.bundle import Bundle, load_bundle
-from .assignment.catalogue import Entry, load_catalogue
-from .assignment.config import DEFAULT_ASSIGNMENT, ConfigError
+from ..assignment.bundle import Bundle, load_bundle
+from ..assignment.catalogue import Entry, load_catalogue
+from ..assignment.config import DEFAULT_ASSIGNMENT, ConfigError
 
 SPEC = "sample_students.yaml"
 

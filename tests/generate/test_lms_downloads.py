@@ -9,7 +9,7 @@ import pytest
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.lms import samples
+from grader.generate import lms_downloads as samples
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 BUILT = samples.build(BUNDLE)
@@ -23,7 +23,7 @@ def members(data: bytes) -> list[tuple[str, tuple[int, ...], bytes]]:
 @pytest.mark.parametrize("name", sorted(BUILT))
 def test_the_committed_download_is_what_the_generator_writes(name: str):
     committed = (BUNDLE.root / samples.FOLDER / name).read_bytes()
-    fix = "differs from what the generator writes: python -m grader.lms.samples"
+    fix = "differs from what the generator writes: python -m grader.generate.lms_downloads"
     if name.endswith(".zip"):  # compared by content: another zlib may compress the same bytes differently
         assert members(committed) == members(BUILT[name]), f"{name} {fix}"
     else:
@@ -32,7 +32,7 @@ def test_the_committed_download_is_what_the_generator_writes(name: str):
 
 def test_every_sample_student_is_in_each_download():
     folders = sorted(p.name for p in (BUNDLE.root / "sample_class").iterdir() if p.is_dir())
-    students = samples.sample_students(BUNDLE.root / "sample_class", BUNDLE.assignment.name,
+    students = samples.uploaders(BUNDLE.root / "sample_class", BUNDLE.assignment.name,
                                        BUNDLE.assignment.notebooks)
     assert [s.folder for s in students] == folders
     canvas = {name.split("_")[0] for name, _, _ in members(BUILT[samples.CANVAS_ZIP])}
