@@ -213,41 +213,54 @@ def grade_class(
         found = discover(folder, outline.assignment.name, outline.assignment.notebooks)
         for skipped in found.skipped:
             log(f"skipped {skipped}")
-        previous = read_previous(out_dir)
         with staged(out_dir) as write_dir:
             # Opened first: a reporter's own input (the Canvas gradebook) is told before the workers start.
-            chosen_outputs = [open_reporter(name, write_dir, **_options(name, reporter_options or {}, folder,
-                                                                        reporters))
-                              for name in reporters]
+            outputs = [open_reporter(name, write_dir, **_options(name, reporter_options or {}, folder, reporters))
+                       for name in reporters]
+            plan = _ClassPlan(download=class_dir, class_folder=folder, found=found, lms=lms, write_dir=write_dir,
+                              previous=read_previous(out_dir), outputs=tuple(outputs), stages=tuple(stages),
+                              hide=(out_dir, *hide, *download), seed=seed, examples=examples, behaviour=behaviour,
+                              diagnose=diagnose)
             with start_workers(outline, len(found.students), jobs=jobs, scheduler=scheduler, log=log) as workers:
-                outcome = _grade_class(load_bundle(outline), workers, class_dir, folder, found, lms, write_dir,
-                                       previous, chosen_outputs, seed=seed, examples=examples, behaviour=behaviour,
-                                       stages=stages, hide=[out_dir, *hide, *download], progress=progress,
-                                       diagnose=diagnose, log=log)
+                outcome = _grade_class(load_bundle(outline), workers, plan, progress, log)
     return replace(outcome, out_dir=out_dir)  # the staged folder is out_dir now
 
 
-def _grade_class(bundle: Bundle, workers: Workers, download: Path, class_dir: Path, found: ClassFolder,
-                 lms: LmsInfo | None, write_dir: Path, previous: Previous | None, chosen_outputs: Sequence[Reporter],
-                 *, seed: int | None, examples: bool, behaviour: bool, stages: Sequence[Stage],
-                 hide: Sequence[Path], progress: Callable[[int, int], None] | None, diagnose: bool,
+@dataclass(frozen=True)
+class _ClassPlan:
+    """What ``grade_class`` has settled before the first student is graded."""
+
+    download: Path  # as the instructor gave it: a class folder, or an LMS download (zip or folder)
+    class_folder: Path  # one folder per student: ``download`` itself, or its unpacked students
+    found: ClassFolder
+    lms: LmsInfo | None
+    write_dir: Path  # the run's staged output folder
+    previous: Previous | None  # the run the output folder held, to compare with
+    outputs: tuple[Reporter, ...]
+    stages: tuple[Stage, ...]
+    hide: tuple[Path, ...]  # more folders no sandbox may see
+    seed: int | None
+    examples: bool
+    behaviour: bool
+    diagnose: bool
+
+
+def _grade_class(bundle: Bundle, workers: Workers, plan: _ClassPlan, progress: Callable[[int, int], None] | None,
                  log: Callable[[str], None]) -> RunOutcome:
-    """``grade_class`` on a class folder (``download``'s, or ``download`` itself) whose
-    ``found`` students ``workers`` grade, into ``write_dir`` (the run's staged output folder)."""
-    folders = list(found.students)
+    """``grade_class`` once ``plan`` is settled, by ``workers``."""
+    folders = list(plan.found.students)
     started = time.perf_counter()
     tally = Tally(bundle.assignment)
-    with prepare_run(bundle, class_dir, len(folders), seed=seed, workers=workers,
-                     hidden=(write_dir, *hide), examples=examples, diagnose=diagnose,
-                     behaviour=behaviour, log=log,
-                     progress=progress) as run:
+    with prepare_run(bundle, plan.class_folder, len(folders), seed=plan.seed, workers=workers,
+                     hidden=(plan.write_dir, *plan.hide), examples=plan.examples, diagnose=plan.diagnose,
+                     behaviour=plan.behaviour, log=log, progress=progress) as run:
         isolation = run.isolation
-        info = RunInfo(run.job.seed, str(bundle.assignment.path), str(download), __version__, workers.count,
+        info = RunInfo(run.job.seed, str(bundle.assignment.path), str(plan.download), __version__, workers.count,
                        workers.scheduler, isolation.mode, isolation.namespaces, isolation.drop_uid,
-                       isolation.notes, time.strftime("%Y-%m-%dT%H:%M:%S%z"), lms)
+                       isolation.notes, time.strftime("%Y-%m-%dT%H:%M:%S%z"), plan.lms)
         # The comparison closes first: its changes.csv is in the folder when the class report is written.
-        comparison = None if previous is None else Comparison(previous, write_dir)
-        reporters_and_stages = [*([comparison] if comparison else []), *chosen_outputs, *stages]
+        comparison = None if plan.previous is None else Comparison(plan.previous, plan.write_dir)
+        reporters_and_stages = [*([comparison] if comparison else []), *plan.outputs, *plan.stages]
         for output in reporters_and_stages:
             output.start(bundle, info)
         for done, result in enumerate(grade(run, folders, log), start=1):
@@ -258,12 +271,12 @@ def _grade_class(bundle: Bundle, workers: Workers, download: Path, class_dir: Pa
                 progress(done, len(folders))
         for output in reporters_and_stages:
             output.close()
-    notes = [*(lms.notes if lms else ()), *(line for output in chosen_outputs
-                                             for line in getattr(output, "summary_lines", list)())]
+    notes = [*(plan.lms.notes if plan.lms else ()), *(line for output in plan.outputs
+                                                       for line in getattr(output, "summary_lines", list)())]
     if comparison is not None and comparison.regrade is not None:
         notes += comparison.regrade.lines()
-    summary = replace(tally.summary(), skipped=found.skipped, notes=tuple(notes))
-    return RunOutcome(run.job.seed, summary, write_dir, time.perf_counter() - started)
+    summary = replace(tally.summary(), skipped=plan.found.skipped, notes=tuple(notes))
+    return RunOutcome(run.job.seed, summary, plan.write_dir, time.perf_counter() - started)
 
 
 def _options(name: str, reporter_options: Mapping[str, Mapping[str, Any]], class_dir: Path,

@@ -4,9 +4,9 @@ process can start its workers before it imports anything heavy (``grader.grading
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,14 @@ class Job:
     examples: bool = False  # run each item's public example too, for a reporter's pictures
     diagnose: bool = True  # name the known mistakes that explain an item's lost points
     behaviour: bool = False  # digest what an item that lost points returned (the integrity report)
+
+    def to_json(self) -> dict[str, Any]:
+        """The job as it crosses to a worker, local or Dask's: plain data, like ``Hello``."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Job:
+        return cls(**{**data, "hidden": tuple(data["hidden"])})
 
 
 Outcome = tuple[Path, "str | BaseException"]  # the result as JSON text, or the grader's own failure

@@ -22,7 +22,7 @@ import subprocess
 import threading
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +53,7 @@ class _Worker:
     asked: deque[Path] = field(default_factory=deque)  # what it was asked, oldest first
 
     def send(self, request: dict[str, Any], job: Job, folder: Path) -> None:
-        self.channel.sendall(frames.pack({**request, "job": asdict(job)}))
+        self.channel.sendall(frames.pack({**request, "job": job.to_json()}))
         self.asked.append(folder)
 
     def replies(self) -> Iterator[dict[str, Any]] | None:

@@ -1,6 +1,7 @@
 """Grade on a Dask cluster: each of its workers calls ``grader.grading.worker.grade_folder``
 and streams its results back (JSON text), a bounded number in flight, so the run's memory does
-not grow with the class. (The local pool is ``grader.grading.local``.)
+not grow with the class. The job crosses as plain data (``Job.to_json``), as to a local
+worker. (The local pool is ``grader.grading.local``.)
 """
 
 from __future__ import annotations
@@ -20,11 +21,19 @@ class _Dask:
         self.client = client
 
     def hello(self, job: Job) -> str:
-        return str(self.client.submit(hello, job, pure=False).result())
+        return str(self.client.submit(_hello, job.to_json(), pure=False).result())
 
     def grade(self, folders: list[Path], job: Job) -> Iterator[Outcome]:
         window = 4 * max(1, sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values()))
-        yield from _window(lambda f: self.client.submit(grade_folder, str(f), job, pure=False), folders, window)
+        yield from _window(lambda f: self.client.submit(_grade, str(f), job.to_json(), pure=False), folders, window)
+
+
+def _hello(job: dict[str, Any]) -> str:
+    return hello(Job.from_json(job))
+
+
+def _grade(folder: str, job: dict[str, Any]) -> str:
+    return grade_folder(folder, Job.from_json(job))
 
 
 @contextlib.contextmanager

@@ -149,7 +149,7 @@ def _serve(control: socket.socket, channel: socket.socket) -> int:
         if request is None:
             zygote.close()
             return 0
-        job = Job(**{**request["job"], "hidden": tuple(request["job"]["hidden"])})
+        job = Job.from_json(request["job"])
         reply: dict[str, Any]
         try:
             if getattr(_local, "state", None) is None:
