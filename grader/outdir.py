@@ -5,16 +5,16 @@ leaves the previous complete results (or none), never a mix of two runs."""
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+from . import linux
+from .linux import AT_FDCWD, RENAME_EXCHANGE
+
 # The files that make a folder an earlier run's output, which a new run may replace.
 RUN_MARKERS = ("results.json", "grades.csv")
-AT_FDCWD = -100
-RENAME_EXCHANGE = 2
 
 
 class OutputFolderError(ValueError):
@@ -68,8 +68,7 @@ def _replace(new: Path, old: Path) -> None:
         return
     # Linux swaps the two folders in one step; elsewhere there is a moment with no OUT (the
     # previous results then wait, complete, in the hidden folder).
-    libc = ctypes.CDLL(None, use_errno=True)
-    swap = getattr(libc, "renameat2", None)
+    swap = getattr(linux.libc, "renameat2", None)
     if swap is not None and swap(AT_FDCWD, os.fsencode(new), AT_FDCWD, os.fsencode(old), RENAME_EXCHANGE) == 0:
         shutil.rmtree(new, ignore_errors=True)  # now the previous run's output
         return

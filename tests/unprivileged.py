@@ -35,7 +35,8 @@ from typing import Any
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_ROOT))
 
-from grader.sandbox.policy import MODE_VARIABLE, bridge_dirs, outermost  # noqa: E402
+from grader.sandbox.paths import bridge_dirs, outermost  # noqa: E402
+from grader.sandbox.rung import MODE_VARIABLE  # noqa: E402
 from grader.sandbox.zygote import SANDBOX_UID_BASE  # noqa: E402
 
 CLONE_NEWNS = 0x00020000
@@ -108,7 +109,7 @@ def main() -> int:
         sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *options.args]
     if options.command and command and command[0] == "python":
         command[0] = sys.executable
-    probe = [sys.executable, "-c", "from grader.sandbox.policy import probe; print(probe().mode)"]
+    probe = [sys.executable, "-c", "from grader.sandbox.rung import probe; print(probe().mode)"]
     if os.geteuid() != 0:  # an ordinary user already
         if options.no_landlock:
             refuse_namespaces_and_landlock()

@@ -27,7 +27,8 @@ from ..outdir import check_out_dir, staged
 from ..regrade import Comparison, Previous, read_previous
 from ..reporters import DEFAULT_REPORTERS, Reporter, Stage, open_reporter, reporter_class
 from ..results import RunInfo, SubmissionResult, zero_submission
-from ..sandbox.policy import SCRATCH, Isolation, keep_from_same_uid
+from ..sandbox.paths import SCRATCH
+from ..sandbox.rung import Isolation, keep_from_same_uid
 from ..sandbox.spec import Hello
 from ..submissions.load import ClassFolder, discover
 from ..summary import Summary, Tally

@@ -26,7 +26,7 @@ from .. import frames
 from ..assignment.bundle import Bundle, load_bundle
 from ..diagnosis.diagnose import Diagnoser
 from ..sandbox.client import SandboxRunner, default_hidden
-from ..sandbox.policy import secrets_readable
+from ..sandbox.rung import secrets_readable
 from ..sandbox.spec import SandboxError
 from ..sandbox.zygotes import ImageZygote, Zygote
 from ..submissions.load import SourceFile, load_submission

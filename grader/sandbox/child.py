@@ -27,36 +27,36 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .. import linux
+from ..linux import (
+    AT_FDCWD,
+    AT_RECURSIVE,
+    CAPABILITY_VERSION_3,
+    MOUNT_ATTR_RDONLY,
+    MS_BIND,
+    MS_NOATIME,
+    MS_NODEV,
+    MS_NODIRATIME,
+    MS_NOEXEC,
+    MS_NOSUID,
+    MS_PRIVATE,
+    MS_RDONLY,
+    MS_REC,
+    MS_RELATIME,
+    MS_REMOUNT,
+    MS_STRICTATIME,
+    PR_CAP_AMBIENT,
+    PR_CAP_AMBIENT_CLEAR_ALL,
+    PR_CAPBSET_DROP,
+    PR_SET_CHILD_SUBREAPER,
+    PR_SET_NO_NEW_PRIVS,
+    PR_SET_PDEATHSIG,
+    SYS_MOUNT_SETATTR,
+)
 from ..runners import serve
-from . import guard, landlock, nullplot, policy
+from . import guard, landlock, nullplot, paths, rung
 from .channel import Channel
 from .spec import ChildSpec
-
-MS_RDONLY = 0x1
-MS_NOSUID = 0x2
-MS_NODEV = 0x4
-MS_NOEXEC = 0x8
-MS_REMOUNT = 0x20
-MS_NOATIME = 0x400
-MS_NODIRATIME = 0x800
-MS_BIND = 0x1000
-MS_REC = 0x4000
-MS_PRIVATE = 0x40000
-MS_RELATIME = 0x200000
-MS_STRICTATIME = 0x1000000
-PR_SET_PDEATHSIG = 1
-PR_SET_CHILD_SUBREAPER = 36
-PR_SET_NO_NEW_PRIVS = 38
-PR_CAPBSET_DROP = 24
-PR_CAP_AMBIENT = 47
-PR_CAP_AMBIENT_CLEAR_ALL = 4
-CAPABILITY_VERSION_3 = 0x20080522
-AT_FDCWD = -100
-AT_RECURSIVE = 0x8000
-MOUNT_ATTR_RDONLY = 0x1
-SYS_MOUNT_SETATTR = 442  # the same number on every architecture
-
-_libc = ctypes.CDLL(None, use_errno=True)
 
 
 class _MountAttr(ctypes.Structure):
@@ -73,7 +73,7 @@ def main(spec: ChildSpec, sock_fd: int, out_fd: int) -> int:
     # Nothing of the zygote's (its control socket above all) may stay reachable.
     os.closerange(3, sock_fd)
     os.closerange(sock_fd + 1, 65536)
-    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    linux.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     # A session of its own: out of the grader's process group (kill(0), killpg), and the
     # kernel's autogroup scheduling then shares the CPU per session, not per process.
     os.setsid()
@@ -86,22 +86,22 @@ def main(spec: ChildSpec, sock_fd: int, out_fd: int) -> int:
     isolation, request = spec.isolation, spec.request
     if isolation.namespaces:
         if isolation.user_namespace:
-            policy.map_ids(*spec.host_ids)
+            rung.map_ids(*spec.host_ids)
             # Its own limits, while it holds CAP_SYS_RESOURCE there: no user namespace inside
             # (one would give student code capabilities again, over its own namespaces).
             with open("/proc/sys/user/max_user_namespaces", "w") as handle:
                 handle.write("0")
         _isolate_filesystem([Path(p) for p in request.hide], [Path(p) for p in request.keep])
-        _libc.sethostname(b"sandbox", 7)
+        linux.libc.sethostname(b"sandbox", 7)
     else:
         # Orphaned descendants come back to this process, which ends them between items.
-        _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        linux.prctl(PR_SET_CHILD_SUBREAPER, 1)
         assert spec.workdir is not None
         os.chdir(spec.workdir)
     rules = None
     if isolation.landlock:
         # The same paths hidden as with namespaces; /tmp but for its own working folder.
-        roots = [Path("/", name) for name in policy.SYSTEM_FOLDERS if name != "tmp"]
+        roots = [Path("/", name) for name in paths.SYSTEM_FOLDERS if name != "tmp"]
         roots += [Path(p) for p in request.keep] + [Path(os.getcwd())]
         rules = landlock.ruleset(landlock.readable(roots, [Path(p) for p in request.hide]))
     _set_limits(spec)
@@ -112,7 +112,7 @@ def main(spec: ChildSpec, sock_fd: int, out_fd: int) -> int:
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
     _clear_capabilities()
-    _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    linux.prctl(PR_SET_NO_NEW_PRIVS, 1)
     # Without namespaces the grader's own processes and files are in reach: the filter
     # keeps them safe. It refuses signals too, so the zygote ends leftovers from outside.
     filtered = not isolation.namespaces and guard.available()
@@ -135,11 +135,10 @@ def main(spec: ChildSpec, sock_fd: int, out_fd: int) -> int:
 
 def _mount(source: str | None, target: str, fstype: str | None, flags: int,
            data: str | None = None) -> None:
-    if _libc.mount(source.encode() if source else None, target.encode(),
+    if linux.libc.mount(source.encode() if source else None, target.encode(),
                    fstype.encode() if fstype else None, flags,
                    data.encode() if data else None) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"mount {source} on {target}: {os.strerror(err)}")
+        raise linux.last_error(f"mount {source} on {target}")
 
 
 def _isolate_filesystem(hide: list[Path], keep: list[Path]) -> None:
@@ -147,11 +146,11 @@ def _isolate_filesystem(hide: list[Path], keep: list[Path]) -> None:
     _mount("none", "/", None, MS_REC | MS_PRIVATE)
     # A /proc of this PID namespace: the grader's processes are not in it.
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    keep = policy.outermost(keep)
-    scratch = policy.scratch_dirs()
+    keep = paths.outermost(keep)
+    scratch = paths.scratch_dirs()
     # A fresh tmpfs on each bridge; the kept paths under it (a venv in /tmp, a pyenv
     # interpreter under /root) are bound back in, reachable through enterable folders.
-    for bridge in policy.bridge_dirs(hide, keep, scratch):
+    for bridge in paths.bridge_dirs(hide, keep, scratch):
         inner = [k for k in keep if bridge in k.parents]
         fds = [os.open(k, os.O_PATH) for k in inner]
         options = "size=64m,mode=1777" if bridge in scratch else "size=1m,mode=755"
@@ -182,13 +181,12 @@ def _read_only_except(writable: list[Path]) -> None:
     the sandbox writes outlives it (no world-writable folder of the host, e.g. /run/lock)."""
     set_ro = _MountAttr(attr_set=MOUNT_ATTR_RDONLY)
     clear_ro = _MountAttr(attr_clr=MOUNT_ATTR_RDONLY)
-    if _libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, b"/", AT_RECURSIVE, ctypes.byref(set_ro),
+    if linux.libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, b"/", AT_RECURSIVE, ctypes.byref(set_ro),
                      ctypes.sizeof(set_ro)) == 0:
         for path in writable:
-            if _libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, str(path).encode(), 0,
+            if linux.libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, str(path).encode(), 0,
                              ctypes.byref(clear_ro), ctypes.sizeof(clear_ro)) != 0:
-                err = ctypes.get_errno()
-                raise OSError(err, f"mount_setattr {path}: {os.strerror(err)}")
+                raise linux.last_error(f"mount_setattr {path}")
         return
     # Kernels before 5.12: remount each mount on its own, keeping its other flags.
     keep_flags = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC,
@@ -219,7 +217,7 @@ def _drop_bounding_set() -> None:
     except (OSError, ValueError):
         last = 63
     for cap in range(last + 1):
-        _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+        linux.prctl(PR_CAPBSET_DROP, cap)
 
 
 class _CapHeader(ctypes.Structure):
@@ -234,12 +232,11 @@ class _CapData(ctypes.Structure):
 def _clear_capabilities() -> None:
     """Empty effective, permitted, inheritable and ambient sets: the capabilities a process
     holds in the user namespace it created (all of them) end here, before student code."""
-    _libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    linux.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
     header = _CapHeader(CAPABILITY_VERSION_3, 0)
     data = (_CapData * 2)()
-    if _libc.capset(ctypes.byref(header), data) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"capset: {os.strerror(err)}")
+    if linux.libc.capset(ctypes.byref(header), data) != 0:
+        raise linux.last_error("capset")
 
 
 def _set_limits(spec: ChildSpec) -> None:

@@ -20,12 +20,7 @@ from .. import frames, wire
 from ..assignment.config import Limits
 from ..runners.protocol import ItemOutput, ItemTimeout, LoadOutcome, RunnerLost
 from ..submissions.load import SourceFile
-from .paths import PROJECT_ROOT
-from .policy import (
-    SYSTEM_FOLDERS,
-    hidden_paths,
-    needed_paths,
-)
+from .paths import PROJECT_ROOT, SYSTEM_FOLDERS, hidden_paths, needed_paths
 from .spec import SandboxRequest
 from .zygotes import Zygote
 

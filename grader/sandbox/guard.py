@@ -22,8 +22,8 @@ from __future__ import annotations
 import ctypes
 import os
 
-PR_SET_SECCOMP = 22
-SECCOMP_MODE_FILTER = 2
+from .. import linux
+
 _LD_ABS_W, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
 _ALLOW = 0x7FFF0000
 _ERRNO = 0x00050000
@@ -130,7 +130,5 @@ def install() -> None:
     instructions = program(os.uname().machine)
     array = (_Instruction * len(instructions))(*(_Instruction(*i) for i in instructions))
     prog = _Program(len(instructions), array)
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"seccomp filter: {os.strerror(err)}")
+    if linux.prctl(linux.PR_SET_SECCOMP, linux.SECCOMP_MODE_FILTER, ctypes.byref(prog)) != 0:
+        raise linux.last_error("seccomp filter")

@@ -33,7 +33,7 @@ import sys
 import traceback
 from collections.abc import Callable
 
-from .policy import Isolation
+from .rung import Isolation
 from .spec import FOR_STUDENTS, Hello
 from .zygote import (
     CHILD,

@@ -15,9 +15,10 @@ import ctypes
 import os
 from pathlib import Path
 
+from .. import linux
+from ..linux import SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_RESTRICT_SELF
 from .paths import outermost
 
-_CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446  # the same on every architecture
 _CREATE_RULESET_VERSION = 1
 _RULE_PATH_BENEATH = 1
 
@@ -29,8 +30,6 @@ _NET_TCP = (1 << 0) | (1 << 1)  # bind, connect (ABI 4)
 _SCOPES = (1 << 0) | (1 << 1)  # abstract Unix sockets, signals (ABI 6)
 _FILE_RIGHTS = EXECUTE | READ_FILE
 _READ = EXECUTE | READ_FILE | READ_DIR
-
-_libc = ctypes.CDLL(None, use_errno=True)
 
 
 class _RulesetAttr(ctypes.Structure):
@@ -47,7 +46,7 @@ def abi() -> int:
     """The kernel's Landlock ABI version; 0 without Landlock (or off Linux)."""
     if not os.uname().sysname == "Linux":
         return 0
-    version = _libc.syscall(_CREATE_RULESET, None, ctypes.c_size_t(0),
+    version = linux.libc.syscall(SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0),
                             ctypes.c_uint32(_CREATE_RULESET_VERSION))
     return max(int(version), 0)
 
@@ -88,11 +87,10 @@ def ruleset(allowed: list[Path]) -> int:
     attr = _RulesetAttr(_FS_RIGHTS[min(version, 3)], _NET_TCP if version >= 4 else 0,
                         _SCOPES if version >= 6 else 0)
     size = 8 if version < 4 else 16 if version < 6 else 24
-    fd = _libc.syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
+    fd = linux.libc.syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
                        ctypes.c_uint32(0))
     if fd < 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"landlock_create_ruleset: {os.strerror(err)}")
+        raise linux.last_error("landlock_create_ruleset")
     try:
         for path in allowed:
             try:
@@ -101,10 +99,9 @@ def ruleset(allowed: list[Path]) -> int:
                 continue  # gone meanwhile: nothing to allow
             try:
                 rule = _PathBeneath(_READ if os.path.isdir(path) else _FILE_RIGHTS, target)
-                if _libc.syscall(_ADD_RULE, fd, _RULE_PATH_BENEATH, ctypes.byref(rule),
+                if linux.libc.syscall(SYS_LANDLOCK_ADD_RULE, fd, _RULE_PATH_BENEATH, ctypes.byref(rule),
                                  ctypes.c_uint32(0)) != 0:
-                    err = ctypes.get_errno()
-                    raise OSError(err, f"landlock_add_rule {path}: {os.strerror(err)}")
+                    raise linux.last_error(f"landlock_add_rule {path}")
             finally:
                 os.close(target)
     except BaseException:
@@ -117,8 +114,7 @@ def enforce(fd: int) -> None:
     """This process and every process it starts are bound by the ruleset from now on
     (needs ``no_new_privs``); closes it."""
     try:
-        if _libc.syscall(_RESTRICT_SELF, fd, ctypes.c_uint32(0)) != 0:
-            err = ctypes.get_errno()
-            raise OSError(err, f"landlock_restrict_self: {os.strerror(err)}")
+        if linux.libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, fd, ctypes.c_uint32(0)) != 0:
+            raise linux.last_error("landlock_restrict_self")
     finally:
         os.close(fd)

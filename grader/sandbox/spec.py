@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .policy import Isolation
+from .rung import Isolation
 
 # On the zygote's command line (``zygotes.start_zygote``): the warm modules after it are students' alone.
 FOR_STUDENTS = "--for-students"

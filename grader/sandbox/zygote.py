@@ -26,24 +26,22 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from .. import linux
+from ..linux import CLONE_NEWUSER, MADV_COLLAPSE, PR_SET_CHILD_SUBREAPER, SYS_CLONE
 from ..threads import pin_torch
-from .policy import CLONE_NEWUSER, NAMESPACES, Isolation, imports_refused, keep_from_same_uid, probe
+from .rung import NAMESPACES, Isolation, imports_refused, keep_from_same_uid, probe
 from .spec import FOR_STUDENTS, ChildSpec, Hello, SandboxRequest
 
 # Under root, each zygote's sandboxes run as SANDBOX_UID_BASE + its pid: above every uid that
 # tests/unprivileged.py or a distribution hands out, so a process of such a uid is a sandbox's.
 SANDBOX_UID_BASE = 200000
-_SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
-
-
 def _clone(flags: int) -> int:
     """``fork`` into new namespaces in one step (the child is PID 1 of its namespace)."""
-    if _SYS_CLONE is None:
+    if SYS_CLONE is None:
         raise OSError("clone with namespaces is not supported on this architecture")
     api = ctypes.pythonapi
-    libc = ctypes.PyDLL(None, use_errno=True)  # PyDLL: the GIL stays held, as in os.fork
     api.PyOS_BeforeFork()
-    pid = libc.syscall(ctypes.c_long(_SYS_CLONE), ctypes.c_ulong(flags | signal.SIGCHLD),
+    pid = linux.libc_holding_gil.syscall(ctypes.c_long(SYS_CLONE), ctypes.c_ulong(flags | signal.SIGCHLD),
                        ctypes.c_void_p(0), ctypes.c_void_p(0), ctypes.c_void_p(0),
                        ctypes.c_ulong(0))
     if pid == 0:
@@ -51,8 +49,7 @@ def _clone(flags: int) -> int:
         return 0
     api.PyOS_AfterFork_Parent()
     if pid < 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"clone: {os.strerror(err)}")
+        raise linux.last_error("clone")
     return pid
 
 
@@ -78,7 +75,6 @@ def _warm_up(modules: list[str]) -> None:
         matplotlib.use("Agg")
 
 
-MADV_COLLAPSE = 25
 HUGE_PAGE = 2 << 20
 
 
@@ -88,7 +84,7 @@ def _collapse_into_huge_pages() -> None:
     page-table entries instead of ~44,000, and a sandbox's exit frees as few, which made
     forking and ending a sandbox about three times cheaper here. A sandbox's own writes are
     still copied 4 KiB at a time. Where the kernel refuses, nothing changes."""
-    libc = ctypes.CDLL(None, use_errno=True)
+    libc = linux.libc
     libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     with open("/proc/self/maps") as handle:
         regions = [line.split() for line in handle]
@@ -102,7 +98,6 @@ def _collapse_into_huge_pages() -> None:
             libc.madvise(first, last - first, MADV_COLLAPSE)
 
 
-PR_SET_CHILD_SUBREAPER = 36
 CHILD = f"{__package__}.child"  # what a sandbox runs: imported with the warm modules, after the probe
 
 
@@ -160,7 +155,7 @@ def serve(control: socket.socket, isolation: Isolation, *, collapse: bool) -> No
 
     uid = SANDBOX_UID_BASE + os.getpid()
     # Orphans of a sandbox without namespaces come back here, where the sweep ends them.
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    linux.prctl(PR_SET_CHILD_SUBREAPER, 1)
     address_space = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     _reply(control, Hello(isolation, uid).to_json())  # a worker gone meanwhile: the read below says so
     # After the hello, not before: the worker goes on to its first student meanwhile (0.1 to

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..threads import PINNED
 from .paths import PROJECT_ROOT
-from .policy import MODE_VARIABLE, Isolation, alone_in_namespace, keep_from_same_uid
+from .rung import MODE_VARIABLE, Isolation, alone_in_namespace, keep_from_same_uid
 from .spec import FOR_STUDENTS, Hello, SandboxError, SandboxRequest
 
 _ZYGOTE_ENVIRONMENT = {"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "PYTHONPATH",

@@ -39,7 +39,7 @@ from grader.frames import MAX_FRAME
 from grader.grading.submission import run_item
 from grader.runners.inprocess import InProcessRunner
 from grader.sandbox.paths import PROJECT_ROOT
-from grader.sandbox.policy import DEGRADED, probe
+from grader.sandbox.rung import DEGRADED, probe
 from grader.sandbox.zygote import SANDBOX_UID_BASE
 from grader.submissions.load import Cell, SourceFile
 

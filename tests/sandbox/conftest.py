@@ -13,7 +13,7 @@ from sandbox_support import LIMITS, SECRET, Box
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT, Limits
 from grader.sandbox.client import default_hidden
-from grader.sandbox.policy import MODE_VARIABLE
+from grader.sandbox.rung import MODE_VARIABLE
 from grader.sandbox.zygotes import Zygote
 
 

@@ -11,7 +11,7 @@ import pytest
 from grader import wire
 from grader.assignment.config import Limits
 from grader.sandbox.client import SandboxRunner
-from grader.sandbox.policy import probe
+from grader.sandbox.rung import probe
 from grader.sandbox.zygotes import Zygote
 from grader.submissions.load import Cell, SourceFile
 

@@ -24,7 +24,7 @@ from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.runners.protocol import ItemTimeout
 from grader.sandbox.child import _descendants
 from grader.sandbox.paths import PROJECT_ROOT
-from grader.sandbox.policy import MODE_VARIABLE, closed_to
+from grader.sandbox.rung import MODE_VARIABLE, closed_to
 from grader.sandbox.zygotes import Zygote
 
 pytestmark = pytest.mark.timeout(180)

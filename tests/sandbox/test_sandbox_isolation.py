@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 from sandbox_support import LIMITS, SECRET, Box, Raised, needs_namespaces
 
-from grader.sandbox.paths import PROJECT_ROOT
-from grader.sandbox.policy import needed_paths
+from grader.sandbox.paths import PROJECT_ROOT, needed_paths
 from grader.sandbox.zygote import SANDBOX_UID_BASE
 
 pytestmark = pytest.mark.timeout(120)

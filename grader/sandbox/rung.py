@@ -1,25 +1,21 @@
-"""What isolation this host allows, and which paths a sandbox must not see."""
+"""The sandbox's rung: what isolation this host allows (``probe``), and what each rung refuses
+at start (``imports_refused``, ``secrets_readable``). The rungs, best first: ``root-namespaces``,
+``user-namespaces``, ``landlock``, ``degraded``; the README's "Sandbox" section says what each
+keeps from student code. Which paths a sandbox sees is ``paths``'s.
+"""
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
-import site
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .paths import outermost
+from .. import linux
+from ..linux import CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER, CLONE_NEWUTS
 
-CLONE_NEWNS = 0x00020000
-CLONE_NEWUTS = 0x04000000
-CLONE_NEWIPC = 0x08000000
-CLONE_NEWUSER = 0x10000000
-CLONE_NEWPID = 0x20000000
-CLONE_NEWNET = 0x40000000
 NAMESPACES = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID | CLONE_NEWNET
-PR_SET_DUMPABLE = 4
 
 # The rungs of the ladder, best first: what results.json's run.sandbox.mode says.
 ROOT_NAMESPACES = "root-namespaces"  # root: namespaces, and a uid of its own per zygote
@@ -107,21 +103,21 @@ def probe() -> Isolation:
         raise ValueError(f"{MODE_VARIABLE}={wanted!r}: expected one of auto, "
                          f"{', '.join(_FORCED)}")
     root = os.geteuid() == 0
-    linux = sys.platform.startswith("linux")
+    on_linux = sys.platform.startswith("linux")
     if wanted == "degraded":
         return Isolation(DEGRADED, root, (f"{MODE_VARIABLE}=degraded forces the fallback; "
                                           + _degraded_notes(root),))
     if wanted == "root":
         if not root:
             raise ValueError(f"{MODE_VARIABLE}=root: the grader is not running as root")
-        if not (linux and _can_unshare(NAMESPACES)):
+        if not (on_linux and _can_unshare(NAMESPACES)):
             raise ValueError(f"{MODE_VARIABLE}=root: this host refuses new namespaces")
         return Isolation(ROOT_NAMESPACES, True)
     if wanted == "user":
         if root:
             raise ValueError(f"{MODE_VARIABLE}=user: the grader runs as root, whose "
                              "namespaces need no user namespace (use root)")
-        if not (linux and _can_unshare(CLONE_NEWUSER | NAMESPACES)):
+        if not (on_linux and _can_unshare(CLONE_NEWUSER | NAMESPACES)):
             raise ValueError(f"{MODE_VARIABLE}=user: this host refuses unprivileged user "
                              "namespaces (see /proc/sys/user/max_user_namespaces, "
                              "kernel.unprivileged_userns_clone, AppArmor or seccomp)")
@@ -132,7 +128,7 @@ def probe() -> Isolation:
                              "and the system-call filter's architectures: x86-64, aarch64)")
         return Isolation(LANDLOCK, root, (f"{MODE_VARIABLE}=landlock forces it; "
                                           + LANDLOCK_LOSES,))
-    if not linux:
+    if not on_linux:
         return Isolation(DEGRADED, root, (f"{sys.platform} has no Linux namespaces; "
                                           + _degraded_notes(root),))
     if root and _can_unshare(NAMESPACES):
@@ -172,16 +168,17 @@ def _can_unshare(flags: int) -> bool:
     if pid == 0:
         ok = False
         try:
-            libc = ctypes.CDLL(None, use_errno=True)
+            libc = linux.libc
             # A process that is not dumpable (keep_from_same_uid) cannot write its own maps.
-            libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+            linux.prctl(linux.PR_SET_DUMPABLE, 1)
             if libc.unshare(flags) == 0:
                 if flags & CLONE_NEWUSER:
                     map_ids(uid, gid)
                 inner = os.fork()  # PID 1 of the new PID namespace
                 if inner == 0:
-                    os._exit(0 if libc.mount(b"none", b"/", None, 0x44000, None) == 0  # private
-                             and libc.mount(b"proc", b"/proc", b"proc", 0xE, None) == 0 else 1)
+                    os._exit(0 if libc.mount(b"none", b"/", None, linux.MS_REC | linux.MS_PRIVATE, None) == 0
+                             and libc.mount(b"proc", b"/proc", b"proc",
+                                            linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC, None) == 0 else 1)
                 ok = os.waitstatus_to_exitcode(os.waitpid(inner, 0)[1]) == 0
         except BaseException:
             pass
@@ -208,88 +205,7 @@ def keep_from_same_uid() -> None:
     is not dumpable allows that only to root (the filter refuses the system calls as
     well); forked children inherit it."""
     if sys.platform.startswith("linux"):
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-
-
-# Top-level folders a Python interpreter needs; every other one (/home, /root, /srv, /opt,
-# /mnt, /work, ... where other checkouts of the reference or other classes may live) is
-# hidden, except the way to the interpreter itself.
-SYSTEM_FOLDERS = frozenset({"usr", "lib", "lib32", "lib64", "libx32", "bin", "sbin", "etc", "dev", "proc",
-                            "sys", "tmp", "var", "run"})
-
-
-def needed_paths() -> list[Path]:
-    """Paths the sandboxed interpreter itself needs (its prefix and site-packages)."""
-    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
-    paths.update(Path(p) for p in site.getsitepackages())
-    return sorted(p.resolve() for p in paths if p.exists())
-
-
-def hidden_paths(hide: list[Path], keep: list[Path]) -> list[Path]:
-    """The folders to cover so that everything under ``hide`` is invisible except ``keep``.
-
-    A hidden folder that contains a kept path is not covered whole: its other children
-    are, recursively, so the kept path stays reachable.
-    """
-    keep = [p.resolve() for p in keep]
-    covered: set[Path] = set()
-
-    def cover(path: Path) -> None:
-        if not path.exists() or path.is_symlink():
-            return
-        inside = [k for k in keep if k == path or path in k.parents]
-        if any(k == path for k in inside):
-            return
-        if not inside:
-            covered.add(path)
-            return
-        try:
-            children = list(path.iterdir()) if path.is_dir() else []
-        except OSError:  # unreadable without root: such a host has no namespaces anyway
-            children = []
-        for child in children:
-            cover(child)
-
-    for path in hide:
-        cover(path.resolve())
-    # A folder under one already covered needs no mount of its own (a set: thousands of
-    # paths are covered under the top-level folders, and this was quadratic in them).
-    return sorted(p for p in covered if covered.isdisjoint(p.parents))
-
-
-SCRATCH = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
-
-
-def scratch_dirs() -> list[Path]:
-    """The world-writable scratch folders a sandbox gets private, empty copies of."""
-    return sorted({p.resolve() for p in SCRATCH if p.is_dir()})
-
-
-def bridge_dirs(covered: list[Path], keep: list[Path], scratch: list[Path]) -> list[Path]:
-    """Folders a sandbox replaces by a fresh tmpfs with only the kept paths under them bound
-    back in: every scratch folder, and on the way down to each kept path the outermost
-    folder that is hidden around it (a covered path's parent) or that the sandbox's uid
-    could not enter (``/root``, mode 700, holding a pyenv interpreter). The tmpfs's own
-    folders are enterable, so the interpreter stays reachable after the uid is dropped.
-    """
-    parents = {c.parent for c in covered}
-    scratch_set = set(scratch)
-
-    def bridge(path: Path) -> bool:
-        if path in scratch_set or path in parents:
-            return True
-        try:
-            return not path.stat().st_mode & 0o001
-        except OSError:
-            return False
-
-    found = set(scratch)
-    for kept in keep:
-        for ancestor in reversed(kept.parents[:-1]):  # from the top, "/" excluded
-            if bridge(ancestor):
-                found.add(ancestor)
-                break
-    return outermost(list(found))
+        linux.prctl(linux.PR_SET_DUMPABLE, 0)
 
 
 def alone_in_namespace(pid: int) -> bool:
