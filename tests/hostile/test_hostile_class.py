@@ -14,6 +14,7 @@ only there, a student who reads the reference from the disk may succeed.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import functools
 import hashlib
@@ -21,6 +22,7 @@ import json
 import os
 import select
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -33,6 +35,7 @@ from typing import Any
 import pytest
 import yaml
 
+from grader import linux
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, parse_assignment, read_yaml
 from grader.frames import MAX_FRAME
@@ -635,7 +638,7 @@ class Run:
     results: dict[str, Any]  # student -> its results.json entry
     run: dict[str, Any]  # results.json's "run"
     leftovers: list[str]  # hostile processes alive right after the run
-    strays: list[tuple[int, str]] = field(default_factory=list)  # new processes of sandbox uids after both runs
+    strays: list[tuple[int, str]] = field(default_factory=list)  # processes of the runs alive after both (descendants)
 
 
 @dataclass
@@ -676,25 +679,38 @@ def digest(folder: Path) -> str:
     return h.hexdigest()
 
 
-def sandbox_uid(uid: int) -> bool:
-    """Whether a process of ``uid`` may be one of this test's sandboxes: under root they run
-    as uids of their own (SANDBOX_UID_BASE + a zygote's pid); an ordinary user's share its uid."""
-    return uid >= SANDBOX_UID_BASE or (uid == os.getuid() != 0)
-
-
-def processes_of_sandbox_uids() -> set[int]:
-    """Live processes whose uid a sandbox of this test may have, whoever runs the test."""
-    found = set()
+def descendants() -> set[int]:
+    """Live processes below this test's process. While it is a subreaper (``runs_adopted``) a
+    process that outlives its sandbox, zygote, image and run comes back to it, not to init: so
+    a stray of this test's runs is found whatever its uid, and never a process of another grader
+    that runs beside the test."""
+    parents: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         try:
-            if entry.isdigit() and sandbox_uid(os.stat(f"/proc/{entry}").st_uid):
-                status = Path(f"/proc/{entry}/status").read_text()
-                state = [line for line in status.splitlines() if line.startswith("State:")]
-                if state and state[0].split()[1] not in "ZX":
-                    found.add(int(entry))
+            stat = Path(f"/proc/{entry}/stat").read_text() if entry.isdigit() else ""
         except OSError:
             continue
+        if stat:
+            state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+            if state not in "ZX":
+                parents.setdefault(int(ppid), []).append(int(entry))
+    found, todo = set(), [os.getpid()]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
     return found
+
+
+@contextlib.contextmanager
+def runs_adopted() -> Iterator[None]:
+    """This process as a subreaper for the block: orphans of what it starts come back to it."""
+    linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
+    try:
+        yield
+    finally:
+        linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 0)
 
 
 def hostile_leftovers() -> list[str]:
@@ -799,10 +815,11 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
     write_class(hostile_class, {**HONEST, **HOSTILE}, paths)
     write_class(honest_class, HONEST, paths)
     before = digest(hostile_class)
-    ours = processes_of_sandbox_uids()
+    ours = descendants()
     # Both runs at once (each spends seconds importing torch); the honest one is the control.
-    hostile_run = start(hostile_class, out, assignment_path)
-    honest_run = start(honest_class, honest_out, assignment_path)
+    with runs_adopted():
+        hostile_run = start(hostile_class, out, assignment_path)
+        honest_run = start(honest_class, honest_out, assignment_path)
     try:
         hostile = finish(hostile_run, out)
         pending = bool(select.select([listener], [], [], 0)[0])
@@ -811,7 +828,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
         # Each run's main process waits for its warm image, which waits for its workers and
         # zygotes, each zygote ending its sandboxes first. A process that is gone or exiting (no
         # command line left) by the time it is read is no stray.
-        hostile.strays = [(pid, f"{line} [{_status(pid)}]") for pid in sorted(processes_of_sandbox_uids() - ours)
+        hostile.strays = [(pid, f"{line} [{_status(pid)}]") for pid in sorted(descendants() - ours)
                           if (line := _cmdline(pid)).strip() not in ("", "(ended)")]
     finally:
         listener.close()
@@ -918,16 +935,22 @@ def test_no_hostile_process_outlives_the_run(corpus):
     assert corpus.hostile.strays == [], corpus.hostile.log[-3000:] + corpus.honest.log[-3000:]
 
 
-def test_a_stray_of_a_sandbox_uid_would_be_seen():
-    # What test_no_hostile_process_outlives_the_run counts as strays, on this uid: a process
-    # left by a sandbox (its own uid under root, the grader's otherwise) is among them.
-    before = processes_of_sandbox_uids()
+def test_a_stray_of_a_run_would_be_seen_whatever_its_uid():
+    # What test_no_hostile_process_outlives_the_run counts as strays: a process that outlives
+    # the one that started it (a shell that leaves a sleeper behind; as root, under a sandbox's
+    # uid of its own) comes back to this test, and is counted.
+    before = descendants()
     uid = SANDBOX_UID_BASE + os.getpid() if os.geteuid() == 0 else None
-    stray = subprocess.Popen(["cat"], stdin=subprocess.PIPE, user=uid)
+    with runs_adopted():
+        shell = subprocess.run(["sh", "-c", "sleep 600 >/dev/null 2>&1 & echo $!"], capture_output=True, text=True,
+                               user=uid, check=True, timeout=60)
+    orphan = int(shell.stdout)
     try:
-        assert stray.pid in processes_of_sandbox_uids() - before
+        assert orphan in descendants() - before
+        assert f"PPid:\t{os.getpid()}\n" in Path(f"/proc/{orphan}/status").read_text()
     finally:
-        stray.communicate(b"")
+        os.kill(orphan, signal.SIGKILL)
+        os.waitpid(orphan, 0)
 
 
 def test_the_output_and_class_folders_are_untouched(corpus):
