@@ -35,8 +35,8 @@ from typing import Any
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_ROOT))
 
+from grader.sandbox.ladder import RUNG_VARIABLE  # noqa: E402
 from grader.sandbox.paths import bridge_dirs, outermost  # noqa: E402
-from grader.sandbox.rung import MODE_VARIABLE  # noqa: E402
 from grader.sandbox.zygote import SANDBOX_UID_BASE  # noqa: E402
 
 CLONE_NEWNS = 0x00020000
@@ -94,7 +94,7 @@ def fresh_uid() -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sandbox", default="", help=f"{MODE_VARIABLE} for the run (default: unset)")
+    parser.add_argument("--sandbox", default="", help=f"{RUNG_VARIABLE} for the run (default: unset)")
     parser.add_argument("--if-available", action="store_true",
                         help="where this user cannot have that rung, say so and succeed")
     parser.add_argument("--command", action="store_true",
@@ -109,16 +109,16 @@ def main() -> int:
         sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *options.args]
     if options.command and command and command[0] == "python":
         command[0] = sys.executable
-    probe = [sys.executable, "-c", "from grader.sandbox.rung import probe; print(probe().mode)"]
+    probe = [sys.executable, "-c", "from grader.sandbox.ladder import probe; print(probe().name)"]
     if os.geteuid() != 0:  # an ordinary user already
         if options.no_landlock:
             refuse_namespaces_and_landlock()
-        env = {**os.environ, MODE_VARIABLE: options.sandbox}
+        env = {**os.environ, RUNG_VARIABLE: options.sandbox}
         return run(probe, command, env, options.if_available, {})
     if options.root:
         # Root with the way to the interpreter open, as a container's root has it: no
         # namespaces then means sandboxes of a uid of their own, which must reach it.
-        return in_mount_namespace(options, lambda: run(probe, command, {**os.environ, MODE_VARIABLE: options.sandbox},
+        return in_mount_namespace(options, lambda: run(probe, command, {**os.environ, RUNG_VARIABLE: options.sandbox},
                                                        options.if_available, {}))
     uid = fresh_uid()
     home = Path(tempfile.mkdtemp(prefix=f"unprivileged-{uid}-"))
@@ -128,7 +128,7 @@ def main() -> int:
         path.chmod(0o755)  # as /tmp is: tests make folders whose every ancestor is enterable
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "TERM")}
     env.update({"HOME": str(home), "TMPDIR": str(home / "tmp"), "USER": f"u{uid}",
-                "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg", MODE_VARIABLE: options.sandbox})
+                "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg", RUNG_VARIABLE: options.sandbox})
     try:
         return in_mount_namespace(options, lambda: run(probe, command, env, options.if_available,
                                                        {"user": uid, "group": uid, "extra_groups": []}))

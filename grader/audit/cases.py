@@ -169,7 +169,7 @@ def audit(
         results: dict[str, SubmissionResult] = {}
         # Set up as a grading run is, by the same code: what the audit proves is what a run does.
         with prepare_run(bundle, class_dir, len(folders), seed=seed, jobs=jobs, log=log) as run:
-            notes += run.isolation.notes
+            notes += run.rung.notes
             for done, graded in enumerate(grade(run, folders, log), start=1):
                 results[graded.student] = graded
                 progress(done, len(folders))

@@ -27,8 +27,8 @@ from ..outdir import check_out_dir, staged
 from ..regrade import Comparison, Previous, read_previous
 from ..reporters import DEFAULT_REPORTERS, Reporter, Stage, open_reporter, reporter_class
 from ..results import RunInfo, SubmissionResult, zero_submission
+from ..sandbox.ladder import Rung, keep_from_same_uid
 from ..sandbox.paths import SCRATCH
-from ..sandbox.rung import Isolation, keep_from_same_uid
 from ..sandbox.spec import Hello
 from ..submissions.load import ClassFolder, discover
 from ..summary import Summary, Tally
@@ -97,7 +97,7 @@ class Run:
     bundle: Bundle
     job: Job
     workers: Workers
-    isolation: Isolation  # one worker's zygote's record of its rung
+    rung: Rung  # one worker's zygote's record of its rung
 
 
 @contextlib.contextmanager
@@ -134,14 +134,14 @@ def prepare_run(
             # Before the workers' start-up, which takes seconds. One worker (one student) shows
             # its first result instead: the bar's machinery is no part of its start-up.
             progress(0, students)
-        isolation = Hello.from_json(json.loads(workers.pool.hello(job))).rung
-        if isolation.degraded:
+        rung = Hello.from_json(json.loads(workers.pool.hello(job))).given
+        if rung.without_namespaces:
             keep_from_same_uid()  # this process writes the results
-        for note in isolation.notes:
+        for note in rung.notes:
             log(f"warning: sandbox degraded: {note}")
         log(f"grading {students} submission{'s' * (students != 1)} with seed {seed} "
-            f"({count} worker{'s' * (count != 1)}: {workers.source}; sandbox: {isolation.mode})")
-        yield Run(bundle, job, workers, isolation)
+            f"({count} worker{'s' * (count != 1)}: {workers.source}; sandbox: {rung.name})")
+        yield Run(bundle, job, workers, rung)
 
 
 def grade(run: Run, submissions: Sequence[Path], log: Callable[[str], None] = _stderr) -> Iterator[SubmissionResult]:
@@ -255,10 +255,10 @@ def _grade_class(bundle: Bundle, workers: Workers, plan: _ClassPlan, progress: C
     with prepare_run(bundle, plan.class_folder, len(folders), seed=plan.seed, workers=workers,
                      hidden=(plan.write_dir, *plan.hide), examples=plan.examples, diagnose=plan.diagnose,
                      behaviour=plan.behaviour, log=log, progress=progress) as run:
-        isolation = run.isolation
+        rung = run.rung
         info = RunInfo(run.job.seed, str(bundle.assignment.path), str(plan.download), __version__, workers.count,
-                       workers.scheduler, isolation.mode, isolation.namespaces, isolation.drop_uid,
-                       isolation.notes, time.strftime("%Y-%m-%dT%H:%M:%S%z"), plan.lms)
+                       workers.scheduler, rung.name, rung.namespaces, rung.drop_uid,
+                       rung.notes, time.strftime("%Y-%m-%dT%H:%M:%S%z"), plan.lms)
         # The comparison closes first: its changes.csv is in the folder when the class report is written.
         comparison = None if plan.previous is None else Comparison(plan.previous, plan.write_dir)
         reporters_and_stages = [*([comparison] if comparison else []), *plan.outputs, *plan.stages]

@@ -26,7 +26,7 @@ from .. import frames
 from ..assignment.bundle import Bundle, load_bundle
 from ..diagnosis.diagnose import Diagnoser
 from ..sandbox.client import SandboxRunner, default_hidden
-from ..sandbox.rung import secrets_readable
+from ..sandbox.ladder import secrets_readable
 from ..sandbox.spec import SandboxError
 from ..sandbox.zygotes import ImageZygote, Zygote
 from ..submissions.load import SourceFile, load_submission
@@ -86,7 +86,7 @@ def open_state(job: Job, bundle: Bundle, zygote: Zygote) -> _WorkerState:
     hide = default_hidden(Path(job.class_dir), tuple(Path(p) for p in job.hidden), bundle.private_paths)
     zygote.ready()
     secrets = [Path(job.class_dir), *(Path(p) for p in job.hidden), *bundle.private_paths]
-    refused = secrets_readable(zygote.isolation, zygote.uid, secrets)
+    refused = secrets_readable(zygote.rung, zygote.uid, secrets)
     if refused is not None:
         raise SandboxError(refused)
     state = _WorkerState(job, bundle, zygote, hide, Diagnoser(bundle) if job.diagnose else None)

@@ -54,7 +54,7 @@ from ..linux import (
     SYS_MOUNT_SETATTR,
 )
 from ..runners import serve
-from . import guard, landlock, nullplot, paths, rung
+from . import guard, ladder, landlock, nullplot, paths
 from .channel import Channel
 from .spec import ChildSpec
 
@@ -83,10 +83,10 @@ def main(spec: ChildSpec, sock_fd: int, out_fd: int) -> int:
             handle.write("1000")
     except OSError:
         pass
-    isolation, request = spec.isolation, spec.request
-    if isolation.namespaces:
-        if isolation.user_namespace:
-            rung.map_ids(*spec.host_ids)
+    rung, request = spec.rung, spec.request
+    if rung.namespaces:
+        if rung.user_namespace:
+            ladder.map_ids(*spec.host_ids)
             # Its own limits, while it holds CAP_SYS_RESOURCE there: no user namespace inside
             # (one would give student code capabilities again, over its own namespaces).
             with open("/proc/sys/user/max_user_namespaces", "w") as handle:
@@ -99,14 +99,14 @@ def main(spec: ChildSpec, sock_fd: int, out_fd: int) -> int:
         assert spec.workdir is not None
         os.chdir(spec.workdir)
     rules = None
-    if isolation.landlock:
+    if rung.landlock:
         # The same paths hidden as with namespaces; /tmp but for its own working folder.
         roots = [Path("/", name) for name in paths.SYSTEM_FOLDERS if name != "tmp"]
         roots += [Path(p) for p in request.keep] + [Path(os.getcwd())]
         rules = landlock.ruleset(landlock.readable(roots, [Path(p) for p in request.hide]))
     _set_limits(spec)
     _drop_bounding_set()  # needs CAP_SETPCAP, which the uid change below takes away
-    if isolation.drop_uid:
+    if rung.drop_uid:
         uid = spec.uid
         os.setgroups([])
         os.setresgid(uid, uid, uid)
@@ -115,7 +115,7 @@ def main(spec: ChildSpec, sock_fd: int, out_fd: int) -> int:
     linux.prctl(PR_SET_NO_NEW_PRIVS, 1)
     # Without namespaces the grader's own processes and files are in reach: the filter
     # keeps them safe. It refuses signals too, so the zygote ends leftovers from outside.
-    filtered = not isolation.namespaces and guard.available()
+    filtered = not rung.namespaces and guard.available()
     if rules is not None:
         landlock.enforce(rules)
     if filtered:
@@ -129,7 +129,7 @@ def main(spec: ChildSpec, sock_fd: int, out_fd: int) -> int:
     sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
     sys.stdin = open(0, encoding="utf-8", closefd=False)
     sock = socket.socket(fileno=sock_fd)
-    return _serve(sock, kill_all=isolation.namespaces or isolation.drop_uid,
+    return _serve(sock, kill_all=rung.namespaces or rung.drop_uid,
                   signals=not filtered)
 
 

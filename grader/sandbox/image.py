@@ -33,7 +33,7 @@ import sys
 import traceback
 from collections.abc import Callable
 
-from .rung import Isolation
+from .ladder import Rung
 from .spec import FOR_STUDENTS, Hello
 from .zygote import (
     CHILD,
@@ -95,15 +95,15 @@ class _Image:
         serve_worker = getattr(importlib.import_module(module), function)
         return int(serve_worker(control, socket.socket(fileno=channel)))
 
-    def fork_zygotes(self, isolation: Isolation | None, refused: str | None) -> None:
+    def fork_zygotes(self, rung: Rung | None, refused: str | None) -> None:
         """A zygote for each worker forked so far; where this host refuses sandboxes, the
         refusal is said to each worker instead."""
         while self.waiting:
             control = self.waiting.pop(0)
-            if refused is not None or isolation is None:
-                _reply(control, Hello(isolation, SANDBOX_UID_BASE + os.getpid(), refused).to_json())
+            if refused is not None or rung is None:
+                _reply(control, Hello(rung, SANDBOX_UID_BASE + os.getpid(), refused).to_json())
             else:
-                self._fork(keep={control.fileno()}, run=functools.partial(_serve_zygote, control, isolation))
+                self._fork(keep={control.fileno()}, run=functools.partial(_serve_zygote, control, rung))
             del self.held[control.fileno()]
             control.close()
 
@@ -142,8 +142,8 @@ class _Image:
                 self.children.discard(pid)
 
 
-def _serve_zygote(control: socket.socket, isolation: Isolation) -> int:
-    serve(control, isolation, collapse=False)
+def _serve_zygote(control: socket.socket, rung: Rung) -> int:
+    serve(control, rung, collapse=False)
     return 0
 
 
@@ -154,8 +154,8 @@ def main(control_fd: int, entry: str, collapse: bool, warm: list[str], for_stude
     student the collapse costs more than it saves)."""
     ignore_interrupts()
     image = _Image(socket.socket(fileno=control_fd), entry)
-    isolation, refused = refusal(SANDBOX_UID_BASE + os.getpid())
-    usable = isolation is not None and refused is None
+    rung, refused = refusal(SANDBOX_UID_BASE + os.getpid())
+    usable = rung is not None and refused is None
     if usable:
         warm_up(warm)
         if collapse:
@@ -166,10 +166,10 @@ def main(control_fd: int, entry: str, collapse: bool, warm: list[str], for_stude
         warm_up([*for_students, CHILD])
         if collapse:  # what those imports added, which no worker shares
             _collapse_into_huge_pages()
-    image.fork_zygotes(isolation, refused)
+    image.fork_zygotes(rung, refused)
     while open_:
         open_ = image.take(block=True)
-        image.fork_zygotes(isolation, refused)
+        image.fork_zygotes(rung, refused)
     image.reap(block=True)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .rung import Isolation
+from .ladder import Rung
 
 # On the zygote's command line (``zygotes.start_zygote``): the warm modules after it are students' alone.
 FOR_STUDENTS = "--for-students"
@@ -48,28 +48,28 @@ class Hello:
     drop to one, or why it refuses to fork any (a one-line reason that names the fix; the
     rung too, where it is the rung that cannot be had)."""
 
-    isolation: Isolation | None
+    rung: Rung | None
     uid: int
     refused: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"isolation": None if self.isolation is None else self.isolation.to_json(), "uid": self.uid,
+        return {"rung": None if self.rung is None else self.rung.to_json(), "uid": self.uid,
                 "refused": self.refused}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Hello:
-        refused, isolation = data.get("refused"), data.get("isolation")
-        if isolation is None and refused is None:
+        refused, rung = data.get("refused"), data.get("rung")
+        if rung is None and refused is None:
             raise ValueError(f"not a zygote's hello: {data!r}")
-        return cls(None if isolation is None else Isolation.from_json(isolation), int(data["uid"]),
+        return cls(None if rung is None else Rung.from_json(rung), int(data["uid"]),
                    None if refused is None else str(refused))
 
     @property
-    def rung(self) -> Isolation:
+    def given(self) -> Rung:
         """The rung, of a hello that did not refuse."""
-        if self.isolation is None:
+        if self.rung is None:
             raise SandboxError(self.refused or "the sandbox zygote named no rung")
-        return self.isolation
+        return self.rung
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ class ChildSpec:
     """Everything a sandboxed child sets up before the student's first cell."""
 
     request: SandboxRequest
-    isolation: Isolation
+    rung: Rung
     uid: int  # the host uid it drops to (``isolation.drop_uid``)
     host_ids: tuple[int, int]  # the grader's uid and gid, mapped to themselves in a user namespace
     address_space: int  # RLIMIT_AS: the zygote's own plus the request's memory

@@ -29,7 +29,7 @@ from typing import Any
 from .. import linux
 from ..linux import CLONE_NEWUSER, MADV_COLLAPSE, PR_SET_CHILD_SUBREAPER, SYS_CLONE
 from ..threads import pin_torch
-from .rung import NAMESPACES, Isolation, imports_refused, keep_from_same_uid, probe
+from .ladder import NAMESPACES, Rung, imports_refused, keep_from_same_uid, probe
 from .spec import FOR_STUDENTS, ChildSpec, Hello, SandboxRequest
 
 # Under root, each zygote's sandboxes run as SANDBOX_UID_BASE + its pid: above every uid that
@@ -101,17 +101,17 @@ def _collapse_into_huge_pages() -> None:
 CHILD = f"{__package__}.child"  # what a sandbox runs: imported with the warm modules, after the probe
 
 
-def refusal(uid: int) -> tuple[Isolation | None, str | None]:
+def refusal(uid: int) -> tuple[Rung | None, str | None]:
     """The rung this host gives, and why sandboxes cannot be forked here (None where they
     can): a forced rung the host lacks, or an import path ``uid`` could not read. Checked
     before the imports: a throwaway fork is cheap, and a refusal quick."""
     try:
-        isolation = probe()
+        rung = probe()
     except ValueError as exc:  # a forced rung this host cannot give
         return None, str(exc)
-    if isolation.degraded:
+    if rung.without_namespaces:
         keep_from_same_uid()  # and the sandboxes forked from here: from each other
-    return isolation, imports_refused(isolation, uid, _import_path())
+    return rung, imports_refused(rung, uid, _import_path())
 
 
 def warm_up(modules: list[str]) -> None:
@@ -137,15 +137,15 @@ def main(control_fd: int, warm: list[str], for_students: list[str]) -> None:
     A local run's zygotes are forked from its warm image instead (``grader.sandbox.image``)."""
     control = socket.socket(fileno=control_fd)
     ignore_interrupts()
-    isolation, refused = refusal(SANDBOX_UID_BASE + os.getpid())
-    if isolation is None or refused is not None:
-        _reply(control, Hello(isolation, SANDBOX_UID_BASE + os.getpid(), refused).to_json())
+    rung, refused = refusal(SANDBOX_UID_BASE + os.getpid())
+    if rung is None or refused is not None:
+        _reply(control, Hello(rung, SANDBOX_UID_BASE + os.getpid(), refused).to_json())
         return
     warm_up([*warm, *for_students, CHILD])
-    serve(control, isolation, collapse=True)
+    serve(control, rung, collapse=True)
 
 
-def serve(control: socket.socket, isolation: Isolation, *, collapse: bool) -> None:
+def serve(control: socket.socket, rung: Rung, *, collapse: bool) -> None:
     """Say hello on ``control``, then fork a sandbox on each of its requests until it ends.
     ``collapse``: back the warm heap with huge pages first (``_collapse_into_huge_pages``;
     a zygote forked from the image finds it done)."""
@@ -157,15 +157,15 @@ def serve(control: socket.socket, isolation: Isolation, *, collapse: bool) -> No
     # Orphans of a sandbox without namespaces come back here, where the sweep ends them.
     linux.prctl(PR_SET_CHILD_SUBREAPER, 1)
     address_space = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    _reply(control, Hello(isolation, uid).to_json())  # a worker gone meanwhile: the read below says so
+    _reply(control, Hello(rung, uid).to_json())  # a worker gone meanwhile: the read below says so
     # After the hello, not before: the worker goes on to its first student meanwhile (0.1 to
     # 0.2 s here), and before the first fork, so no sandbox holds the small pages meanwhile.
     if collapse:
         _collapse_into_huge_pages()
     live: dict[int, str | None] = {}  # pid -> its scratch folder when it has no namespaces
-    sweeper = _Sweeper(uid if isolation.drop_uid else None, live)
+    sweeper = _Sweeper(uid if rung.drop_uid else None, live)
     # The user namespace comes first: it owns the others, so the child can set them up.
-    flags = NAMESPACES | (CLONE_NEWUSER if isolation.user_namespace else 0)
+    flags = NAMESPACES | (CLONE_NEWUSER if rung.user_namespace else 0)
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(control, 1 << 20, 2)
@@ -174,7 +174,7 @@ def serve(control: socket.socket, isolation: Isolation, *, collapse: bool) -> No
         if not data:  # the worker is gone or done: so are its sandboxes
             for pid in list(live):
                 if pid not in sweeper.status:
-                    _kill(pid, isolation.namespaces)
+                    _kill(pid, rung.namespaces)
                 sweeper.sweep(pid, spare=False)
             return
         request: dict[str, Any] = json.loads(data)
@@ -182,17 +182,17 @@ def serve(control: socket.socket, isolation: Isolation, *, collapse: bool) -> No
         if op == "spawn":
             wanted = SandboxRequest.from_json(request["request"])
             processes = wanted.processes
-            if isolation.degraded and not isolation.drop_uid:
+            if rung.without_namespaces and not rung.drop_uid:
                 # The limit counts every task of the uid, the grader's own included.
                 processes += _tasks_of_uid(os.getuid())
             workdir = None
-            if not isolation.namespaces:
+            if not rung.namespaces:
                 workdir = tempfile.mkdtemp(prefix="grader-sandbox-")
-                if isolation.drop_uid:
+                if rung.drop_uid:
                     os.chown(workdir, uid, uid)
-            spec = ChildSpec(wanted, isolation, uid, (os.getuid(), os.getgid()),
+            spec = ChildSpec(wanted, rung, uid, (os.getuid(), os.getgid()),
                              address_space + wanted.memory, processes, workdir)
-            pid = _clone(flags) if isolation.namespaces else os.fork()
+            pid = _clone(flags) if rung.namespaces else os.fork()
             if pid == 0:
                 code = 70
                 try:
@@ -219,12 +219,12 @@ def serve(control: socket.socket, isolation: Isolation, *, collapse: bool) -> No
             status = None
             if pid in live:
                 if pid not in sweeper.status:  # not reaped yet
-                    _kill(pid, isolation.namespaces)
+                    _kill(pid, rung.namespaces)
                     _, raw = os.waitpid(pid, 0)
                     sweeper.status[pid] = os.waitstatus_to_exitcode(raw)
                 # A PID namespace is empty once its PID 1 has been reaped (the kernel kills and
                 # reaps every other member first), so only a sandbox without one needs a sweep.
-                if not isolation.namespaces:
+                if not rung.namespaces:
                     sweeper.sweep(pid, spare=False)
                 status = sweeper.status.pop(pid)
                 workdir = live.pop(pid)

@@ -13,13 +13,13 @@ import sys
 from typing import Any
 
 from ..threads import PINNED
+from .ladder import RUNG_VARIABLE, Rung, alone_in_namespace, keep_from_same_uid
 from .paths import PROJECT_ROOT
-from .rung import MODE_VARIABLE, Isolation, alone_in_namespace, keep_from_same_uid
 from .spec import FOR_STUDENTS, Hello, SandboxError, SandboxRequest
 
 _ZYGOTE_ENVIRONMENT = {"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "PYTHONPATH",
                        "PYTHONHOME", "PYTHONNOUSERSITE", "PYTHONDONTWRITEBYTECODE", "VIRTUAL_ENV",
-                       "LD_LIBRARY_PATH", MODE_VARIABLE}
+                       "LD_LIBRARY_PATH", RUNG_VARIABLE}
 
 
 class Zygote:
@@ -53,13 +53,13 @@ class Zygote:
         """The zygote's own record of its rung: the one a run reports."""
         if self._hello is None:
             self._hello = Hello.from_json(self._receive(timeout=120))
-            if self._hello.isolation is not None and self._hello.isolation.degraded:
+            if self._hello.rung is not None and self._hello.rung.without_namespaces:
                 keep_from_same_uid()  # the process that starts a zygote holds the checks
         return self._hello
 
     @property
-    def isolation(self) -> Isolation:
-        return self.hello.rung
+    def rung(self) -> Rung:
+        return self.hello.given
 
     @property
     def uid(self) -> int:
@@ -108,7 +108,7 @@ class Zygote:
 
     def sweep(self, pid: int) -> int:
         """End every process of the sandbox but its main one; how many there were."""
-        if self.isolation.namespaces and alone_in_namespace(pid):
+        if self.rung.namespaces and alone_in_namespace(pid):
             return 0  # checked here: no round trip to the zygote at the end of every item
         return int(self._ask({"op": "sweep", "pid": pid})["swept"])
 

@@ -41,8 +41,8 @@ from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, parse_assig
 from grader.frames import MAX_FRAME
 from grader.grading.submission import run_item
 from grader.runners.inprocess import InProcessRunner
+from grader.sandbox.ladder import DEGRADED, probe
 from grader.sandbox.paths import PROJECT_ROOT
-from grader.sandbox.rung import DEGRADED, probe
 from grader.sandbox.zygote import SANDBOX_UID_BASE
 from grader.submissions.load import Cell, SourceFile
 
@@ -858,7 +858,7 @@ READS_THE_REFERENCE = {"import_reference", "walk_disk"}
 
 
 def degraded() -> bool:
-    return probe().mode == DEGRADED
+    return probe().name == DEGRADED
 
 
 def expected(corpus: Corpus, student: Student) -> dict[str, float]:
@@ -1033,11 +1033,11 @@ def test_the_run_stays_quick_and_names_its_rung(corpus):
                    + len(assignment.items) * limits.item_seconds)
     bound = len(corpus.hostile.grades) * per_student / 2
     assert corpus.hostile.seconds < min(120, bound), corpus.hostile.seconds
-    isolation = probe()
+    rung = probe()
     sandbox = corpus.hostile.run["sandbox"]
-    assert sandbox["mode"] == isolation.mode and f"sandbox: {isolation.mode}" in corpus.hostile.log
-    assert sandbox["namespaces"] is isolation.namespaces
-    assert (sandbox["notes"] == []) is isolation.namespaces
+    assert sandbox["mode"] == rung.name and f"sandbox: {rung.name}" in corpus.hostile.log
+    assert sandbox["namespaces"] is rung.namespaces
+    assert (sandbox["notes"] == []) is rung.namespaces
 
 
 def _status(pid: int) -> str:

@@ -13,7 +13,7 @@ from sandbox_support import LIMITS, SECRET, Box
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT, Limits
 from grader.sandbox.client import default_hidden
-from grader.sandbox.rung import MODE_VARIABLE
+from grader.sandbox.ladder import RUNG_VARIABLE
 from grader.sandbox.zygotes import Zygote
 
 
@@ -32,14 +32,14 @@ def dirs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 @pytest.fixture(scope="session")
 def zygote() -> Iterator[Zygote]:
     os.environ[SECRET] = "hunter2"  # must not reach the sandbox's environment
-    saved = os.environ.pop(MODE_VARIABLE, None)
+    saved = os.environ.pop(RUNG_VARIABLE, None)
     try:
         bundle = load_bundle(DEFAULT_ASSIGNMENT)
         z = Zygote(bundle.warm, bundle.warm_for_students)  # warm as when grading the attention bundle
     finally:
         del os.environ[SECRET]
         if saved is not None:
-            os.environ[MODE_VARIABLE] = saved
+            os.environ[RUNG_VARIABLE] = saved
     yield z
     z.close()
 

@@ -11,7 +11,7 @@ import pytest
 from grader import wire
 from grader.assignment.config import Limits
 from grader.sandbox.client import SandboxRunner
-from grader.sandbox.rung import probe
+from grader.sandbox.ladder import probe
 from grader.sandbox.zygotes import Zygote
 from grader.submissions.load import Cell, SourceFile
 
@@ -66,9 +66,9 @@ class Box:
 
 def needs_namespaces() -> None:
     """Skip unless sandboxes get namespaces here (as root, or in a user namespace)."""
-    isolation = probe()
-    if not isolation.namespaces:
-        pytest.skip("this host gives no namespaces: " + "; ".join(isolation.notes))
+    rung = probe()
+    if not rung.namespaces:
+        pytest.skip("this host gives no namespaces: " + "; ".join(rung.notes))
 
 
 def pid_namespace(pid: int) -> str:
@@ -79,7 +79,7 @@ def members(zygote: Zygote, namespace: str) -> set[int]:
     """The live processes of a sandbox whose PID namespace is ``namespace``: as root, every
     process of the zygote's uid (so one that left the namespace would count too); otherwise
     those in that namespace."""
-    if zygote.isolation.drop_uid:
+    if zygote.rung.drop_uid:
         return processes_of_uid(zygote.uid)
     found = set()
     for entry in os.listdir("/proc"):

@@ -23,8 +23,8 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.runners.protocol import ItemTimeout
 from grader.sandbox.child import _descendants
+from grader.sandbox.ladder import RUNG_VARIABLE, closed_to
 from grader.sandbox.paths import PROJECT_ROOT
-from grader.sandbox.rung import MODE_VARIABLE, closed_to
 from grader.sandbox.zygotes import Zygote
 
 pytestmark = pytest.mark.timeout(180)
@@ -98,15 +98,15 @@ def degraded_zygote(request) -> Iterator[Zygote]:
     if _interpreter_closed_to_other_users():
         pytest.skip("as root, this interpreter lies in a folder closed to other users: the rung refuses "
                     "(tested below); tests/unprivileged.py --root runs these with the way open")
-    saved = os.environ.get(MODE_VARIABLE)
-    os.environ[MODE_VARIABLE] = request.param
+    saved = os.environ.get(RUNG_VARIABLE)
+    os.environ[RUNG_VARIABLE] = request.param
     try:
         zygote = Zygote(load_bundle(DEFAULT_ASSIGNMENT).warm)
     finally:
         if saved is None:
-            del os.environ[MODE_VARIABLE]
+            del os.environ[RUNG_VARIABLE]
         else:
-            os.environ[MODE_VARIABLE] = saved
+            os.environ[RUNG_VARIABLE] = saved
     yield zygote
     zygote.close()
 
@@ -140,7 +140,7 @@ def test_a_root_grader_without_namespaces_refuses_an_interpreter_its_sandboxes_c
     shutil.copy(HONEST_NUMPY, tmp_path / "class" / "ada" / "attention_numpy.py")
     proc = subprocess.run([sys.executable, "-m", "grader", "grade", str(tmp_path / "class"), "--out",
                            str(tmp_path / "out"), "--no-progress"], capture_output=True, text=True,
-                          env={**os.environ, MODE_VARIABLE: rung}, timeout=170)
+                          env={**os.environ, RUNG_VARIABLE: rung}, timeout=170)
     assert proc.returncode == 2, proc.stderr
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "Traceback" not in proc.stderr, proc.stderr
@@ -155,10 +155,10 @@ def _has_landlock() -> bool:
 
 
 def test_the_zygote_reports_the_fallback(degraded_zygote):
-    isolation = degraded_zygote.isolation
-    assert isolation.mode in ("degraded", "landlock") and not isolation.namespaces
-    assert isolation.drop_uid == (os.geteuid() == 0)  # root can still give a uid of its own
-    assert MODE_VARIABLE in isolation.notes[0]
+    rung = degraded_zygote.rung
+    assert rung.name in ("degraded", "landlock") and not rung.namespaces
+    assert rung.drop_uid == (os.geteuid() == 0)  # root can still give a uid of its own
+    assert RUNG_VARIABLE in rung.notes[0]
 
 
 def test_the_graders_processes_are_out_of_reach(box, degraded_zygote):
@@ -185,21 +185,21 @@ def test_files_and_sockets_are_out_of_reach_but_reading_is_not(box, degraded_zyg
     assert victim.read_text() == "ANSWERS = 1\n" and sorted(os.listdir(tmp_path)) == [victim.name]
     # What the degraded rung gives up, and says so: files the grader's user may read (as
     # root, the sandbox has a uid of its own, and pytest's folders are root's alone).
-    if degraded_zygote.isolation.landlock:
+    if degraded_zygote.rung.landlock:
         assert box.call("attempt", "read", str(victim)) == "PermissionError"
-    elif not degraded_zygote.isolation.drop_uid:
+    elif not degraded_zygote.rung.drop_uid:
         assert box.call("attempt", "read", str(victim)) == "ANSWERS = 1\n"
 
 
 def test_landlock_keeps_the_project_class_and_output_unreadable(box, degraded_zygote, dirs):
-    if not degraded_zygote.isolation.landlock:
+    if not degraded_zygote.rung.landlock:
         pytest.skip("the degraded rung gives up secrecy (test_files_and_sockets_... says so)")
     class_dir, out_dir = dirs
     for path in (PROJECT_ROOT / "reference" / "attention_numpy.py", PROJECT_ROOT / "grader" / "wire.py",
                  class_dir / "classmate" / "attention_numpy.py", out_dir / "grades.csv"):
         assert box.call("attempt", "read", str(path)) == "PermissionError", path
     assert box.call("attempt", "read", "/etc/hostname") not in ("PermissionError", "FileNotFoundError")
-    if not degraded_zygote.isolation.drop_uid:  # (root's own interpreter: root's alone)
+    if not degraded_zygote.rung.drop_uid:  # (root's own interpreter: root's alone)
         assert box.call("attempt", "read", os.__file__).startswith("r\"\"\"OS routines")
 
 
@@ -257,7 +257,7 @@ def test_a_degraded_run_warns_once_and_records_it(tmp_path):
     for student in ("ada", "grace"):
         (class_dir / student).mkdir(parents=True)
         shutil.copy(HONEST_NUMPY, class_dir / student / "attention_numpy.py")
-    env = {**os.environ, MODE_VARIABLE: "degraded"}
+    env = {**os.environ, RUNG_VARIABLE: "degraded"}
     assignment = closed_bundle(tmp_path) if os.geteuid() == 0 else DEFAULT_ASSIGNMENT
     started = time.monotonic()
     proc = subprocess.run(
@@ -284,12 +284,12 @@ def test_a_degraded_run_warns_once_and_records_it(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     warnings = [line for line in proc.stderr.splitlines() if "sandbox degraded" in line]
-    assert len(warnings) == 1 and MODE_VARIABLE in warnings[0], proc.stderr
+    assert len(warnings) == 1 and RUNG_VARIABLE in warnings[0], proc.stderr
     results = json.loads((out / "results.json").read_text())
     sandbox = results["run"]["sandbox"]
     assert sandbox["mode"] == "degraded" and sandbox["namespaces"] is False
     assert "sandbox: degraded" in proc.stderr
-    assert len(sandbox["notes"]) == 1 and MODE_VARIABLE in sandbox["notes"][0]
+    assert len(sandbox["notes"]) == 1 and RUNG_VARIABLE in sandbox["notes"][0]
     with open(out / "grades.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     numpy_items = [item.name for item in load_bundle(DEFAULT_ASSIGNMENT).assignment.items_of("attention_numpy")]

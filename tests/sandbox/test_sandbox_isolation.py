@@ -111,11 +111,11 @@ def box(box_factory):
 
 def test_it_runs_as_an_unprivileged_uid_of_its_own(box, zygote):
     uid, euid, gid, egid, groups, pid, ppid = box.call("ids")
-    if zygote.isolation.drop_uid:  # root: a host uid per zygote
+    if zygote.rung.drop_uid:  # root: a host uid per zygote
         assert uid == euid == gid == egid == zygote.uid >= SANDBOX_UID_BASE
         assert groups == []
     else:  # a user namespace: the grader's own ids, the only ones mapped, so never root
-        assert zygote.isolation.mode == "user-namespaces"
+        assert zygote.rung.name == "user-namespaces"
         assert [uid, euid, gid, egid] == [os.getuid(), os.getuid(), os.getgid(), os.getgid()]
         assert uid != 0 and set(groups) <= {os.getgid()}
         assert box.call("read", "/proc/self/uid_map").split() == [str(uid), str(uid), "1"]
@@ -124,7 +124,7 @@ def test_it_runs_as_an_unprivileged_uid_of_its_own(box, zygote):
 
 
 def test_no_user_namespace_can_be_made_inside(box, zygote):
-    if not zygote.isolation.user_namespace:
+    if not zygote.rung.user_namespace:
         pytest.skip("as root, the sandbox is in the host's user namespace, whose limits are "
                     "the host's to set")
     assert box.call("read", "/proc/sys/user/max_user_namespaces").strip() == "0"

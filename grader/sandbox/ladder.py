@@ -17,14 +17,14 @@ from ..linux import CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWNS, CLONE_NEWPID, CLONE
 
 NAMESPACES = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID | CLONE_NEWNET
 
-# The rungs of the ladder, best first: what results.json's run.sandbox.mode says.
+# The rungs of the ladder, best first: their names, as results.json's run.sandbox.mode says them.
 ROOT_NAMESPACES = "root-namespaces"  # root: namespaces, and a uid of its own per zygote
 USER_NAMESPACES = "user-namespaces"  # any user: the same namespaces inside a user namespace
 LANDLOCK = "landlock"  # no namespaces; degraded's filter and limits, and files kept unreadable
 DEGRADED = "degraded"  # no namespaces: rlimits, a session, a subreaper, a system-call filter
-MODES = (ROOT_NAMESPACES, USER_NAMESPACES, LANDLOCK, DEGRADED)
+RUNGS = (ROOT_NAMESPACES, USER_NAMESPACES, LANDLOCK, DEGRADED)
 
-MODE_VARIABLE = "ATTENTION_GRADER_SANDBOX"
+RUNG_VARIABLE = "ATTENTION_GRADER_SANDBOX"
 # What the variable may say: a rung to force, or "auto" (the best the host gives).
 _FORCED = {"root": ROOT_NAMESPACES, "user": USER_NAMESPACES, "landlock": LANDLOCK,
            "degraded": DEGRADED}
@@ -50,46 +50,47 @@ LANDLOCK_LOSES = (
 
 
 @dataclass(frozen=True)
-class Isolation:
-    """How sandboxes are isolated on this host; recorded in results.json."""
+class Rung:
+    """The rung of the ladder this host gives its sandboxes: how they are isolated. Recorded in
+    results.json as ``run.sandbox`` (its ``mode`` there is the rung's ``name``)."""
 
-    mode: str  # one of MODES
+    name: str  # one of RUNGS
     drop_uid: bool = False  # children run as a host uid of their own (only root can)
     notes: tuple[str, ...] = ()  # what is missing and why, for the run's output
 
     @property
     def namespaces(self) -> bool:
         """New PID, mount, network, IPC and UTS namespaces."""
-        return self.mode in (ROOT_NAMESPACES, USER_NAMESPACES)
+        return self.name in (ROOT_NAMESPACES, USER_NAMESPACES)
 
     @property
     def user_namespace(self) -> bool:
         """The namespaces sit in a user namespace of their own (no root needed)."""
-        return self.mode == USER_NAMESPACES
+        return self.name == USER_NAMESPACES
 
     @property
     def landlock(self) -> bool:
         """Sandboxes restrict their own file access with Landlock."""
-        return self.mode == LANDLOCK
+        return self.name == LANDLOCK
 
     @property
-    def degraded(self) -> bool:
-        """No namespaces: the sandboxes share the grader's uid (unless it is root)."""
+    def without_namespaces(self) -> bool:
+        """The landlock and degraded rungs: the sandboxes share the grader's uid (unless it is root)."""
         return not self.namespaces
 
     def to_json(self) -> dict[str, object]:
-        return {"mode": self.mode, "namespaces": self.namespaces, "drop_uid": self.drop_uid,
+        return {"mode": self.name, "namespaces": self.namespaces, "drop_uid": self.drop_uid,
                 "notes": list(self.notes)}
 
     @classmethod
-    def from_json(cls, data: dict[str, object]) -> Isolation:
-        mode, drop_uid, notes = data["mode"], data["drop_uid"], data["notes"]
-        if mode not in MODES or not isinstance(notes, list):
-            raise ValueError(f"not an isolation record: {data!r}")
-        return cls(str(mode), bool(drop_uid), tuple(str(n) for n in notes))
+    def from_json(cls, data: dict[str, object]) -> Rung:
+        name, drop_uid, notes = data["mode"], data["drop_uid"], data["notes"]
+        if name not in RUNGS or not isinstance(notes, list):
+            raise ValueError(f"not a sandbox rung: {data!r}")
+        return cls(str(name), bool(drop_uid), tuple(str(n) for n in notes))
 
 
-def probe() -> Isolation:
+def probe() -> Rung:
     """The best rung this host gives, tried in throwaway children (cheap before numpy and
     torch are loaded): namespaces as root, else inside a user namespace, else Landlock,
     else degraded.
@@ -98,48 +99,48 @@ def probe() -> Isolation:
     ``degraded``); one the host cannot give is an error, never a quiet step down. ``auto``
     (or unset) climbs.
     """
-    wanted = os.environ.get(MODE_VARIABLE, "").strip().lower()
+    wanted = os.environ.get(RUNG_VARIABLE, "").strip().lower()
     if wanted not in ("", "auto", *_FORCED):
-        raise ValueError(f"{MODE_VARIABLE}={wanted!r}: expected one of auto, "
+        raise ValueError(f"{RUNG_VARIABLE}={wanted!r}: expected one of auto, "
                          f"{', '.join(_FORCED)}")
     root = os.geteuid() == 0
     on_linux = sys.platform.startswith("linux")
     if wanted == "degraded":
-        return Isolation(DEGRADED, root, (f"{MODE_VARIABLE}=degraded forces the fallback; "
+        return Rung(DEGRADED, root, (f"{RUNG_VARIABLE}=degraded forces the fallback; "
                                           + _degraded_notes(root),))
     if wanted == "root":
         if not root:
-            raise ValueError(f"{MODE_VARIABLE}=root: the grader is not running as root")
+            raise ValueError(f"{RUNG_VARIABLE}=root: the grader is not running as root")
         if not (on_linux and _can_unshare(NAMESPACES)):
-            raise ValueError(f"{MODE_VARIABLE}=root: this host refuses new namespaces")
-        return Isolation(ROOT_NAMESPACES, True)
+            raise ValueError(f"{RUNG_VARIABLE}=root: this host refuses new namespaces")
+        return Rung(ROOT_NAMESPACES, True)
     if wanted == "user":
         if root:
-            raise ValueError(f"{MODE_VARIABLE}=user: the grader runs as root, whose "
+            raise ValueError(f"{RUNG_VARIABLE}=user: the grader runs as root, whose "
                              "namespaces need no user namespace (use root)")
         if not (on_linux and _can_unshare(CLONE_NEWUSER | NAMESPACES)):
-            raise ValueError(f"{MODE_VARIABLE}=user: this host refuses unprivileged user "
+            raise ValueError(f"{RUNG_VARIABLE}=user: this host refuses unprivileged user "
                              "namespaces (see /proc/sys/user/max_user_namespaces, "
                              "kernel.unprivileged_userns_clone, AppArmor or seccomp)")
-        return Isolation(USER_NAMESPACES)
+        return Rung(USER_NAMESPACES)
     if wanted == "landlock":
         if not _has_landlock():
-            raise ValueError(f"{MODE_VARIABLE}=landlock: this kernel has no Landlock (5.13+, "
+            raise ValueError(f"{RUNG_VARIABLE}=landlock: this kernel has no Landlock (5.13+, "
                              "and the system-call filter's architectures: x86-64, aarch64)")
-        return Isolation(LANDLOCK, root, (f"{MODE_VARIABLE}=landlock forces it; "
+        return Rung(LANDLOCK, root, (f"{RUNG_VARIABLE}=landlock forces it; "
                                           + LANDLOCK_LOSES,))
     if not on_linux:
-        return Isolation(DEGRADED, root, (f"{sys.platform} has no Linux namespaces; "
+        return Rung(DEGRADED, root, (f"{sys.platform} has no Linux namespaces; "
                                           + _degraded_notes(root),))
     if root and _can_unshare(NAMESPACES):
-        return Isolation(ROOT_NAMESPACES, True)
+        return Rung(ROOT_NAMESPACES, True)
     if not root and _can_unshare(CLONE_NEWUSER | NAMESPACES):
-        return Isolation(USER_NAMESPACES)
+        return Rung(USER_NAMESPACES)
     who = "as root" if root else "in a user namespace"
     if _has_landlock():
-        return Isolation(LANDLOCK, root, (f"cannot create namespaces {who} (unshare failed); "
+        return Rung(LANDLOCK, root, (f"cannot create namespaces {who} (unshare failed); "
                                           + LANDLOCK_LOSES,))
-    return Isolation(DEGRADED, root, (f"cannot create namespaces {who} (unshare failed), and "
+    return Rung(DEGRADED, root, (f"cannot create namespaces {who} (unshare failed), and "
                                       "no Landlock; " + _degraded_notes(root),))
 
 
@@ -253,38 +254,38 @@ def closed_to(uid: int, paths: list[Path]) -> list[Path]:
     return [paths[i] for i in json.loads(data)]
 
 
-def imports_refused(isolation: Isolation, uid: int, import_path: list[Path]) -> str | None:
+def imports_refused(rung: Rung, uid: int, import_path: list[Path]) -> str | None:
     """Why sandboxes of this rung could not import what the grader's interpreter can, or None.
 
     Without namespaces a root grader runs each sandbox as a uid of its own, and nothing can
     open a folder on the way for it (a pyenv interpreter under ``/root``, mode 700): student
     code would lose every module not already imported (``numpy.testing``, ``scipy``), and with
     it the points of correct code. Better to refuse at start, naming the fix."""
-    if isolation.namespaces or not isolation.drop_uid:
+    if rung.namespaces or not rung.drop_uid:
         return None
     closed = closed_to(uid, import_path)
     if not closed:
         return None
     first = closed[0]
     shut = next((a for a in reversed(first.parents) if a.is_dir() and not a.stat().st_mode & 0o001), first)
-    return (f"sandbox ({isolation.mode}): student code runs as a uid of its own, which cannot import "
+    return (f"sandbox ({rung.name}): student code runs as a uid of its own, which cannot import "
             f"from {first} ({shut} is closed to other users); install the grader's Python where every "
             f"user can read it (a venv under /opt, say), or open the way: chmod o+x {shut}")
 
 
-def secrets_readable(isolation: Isolation, uid: int, secrets: list[Path]) -> str | None:
+def secrets_readable(rung: Rung, uid: int, secrets: list[Path]) -> str | None:
     """Why the secrets would be open to sandboxes of this rung, or None.
 
     Without namespaces and without Landlock (a kernel before 5.13, as in some containers),
     a root grader's sandboxes run as a uid of their own, and file permissions alone keep the
     checks, the reference and the class from them, as Gradescope advises (``chmod o=``). A
     secret that other users can read would be open to every student: refused at start."""
-    if isolation.namespaces or isolation.landlock or not isolation.drop_uid:
+    if rung.namespaces or rung.landlock or not rung.drop_uid:
         return None
     closed = set(closed_to(uid, secrets))
     open_ = [str(p) for p in dict.fromkeys(secrets) if p not in closed]
     if not open_:
         return None
-    return (f"sandbox ({isolation.mode}, no Landlock): student code runs as a uid of its own and only file "
+    return (f"sandbox ({rung.name}, no Landlock): student code runs as a uid of its own and only file "
             f"permissions keep the checks and the class from it, but other users can read "
             f"{', '.join(open_)}; close them first: chmod -R o= {' '.join(open_)}")
