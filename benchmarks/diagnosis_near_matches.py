@@ -35,7 +35,7 @@ from grader.assignment.config import DEFAULT_ASSIGNMENT  # noqa: E402
 from grader.checks.base import Trial  # noqa: E402
 from grader.diagnosis import diagnose  # noqa: E402
 from grader.diagnosis.replies import read, same  # noqa: E402
-from grader.grading.submission import run_item  # noqa: E402
+from grader.grading.score import run_item  # noqa: E402
 from grader.runners import serve  # noqa: E402
 from grader.runners.inprocess import InProcessRunner  # noqa: E402
 

@@ -3,7 +3,7 @@
 A class is graded in parallel across workers, not inside one: sixteen workers each running
 a sixteen-thread pool on tiny matrices would only fight over the cores. numpy and torch read
 the variables once, when they load: the warm image every local worker is forked from is
-started with them set (``grader.sandbox.zygotes``), and a worker sets them again over the
+started with them set (``grader.sandbox.handles``), and a worker sets them again over the
 caller's environment.
 """
 

@@ -13,7 +13,7 @@ import pytest
 from grader.assignment.bundle import Bundle, load_bundle
 from grader.assignment.catalogue import Entry
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading.submission import run_item
+from grader.grading.score import run_item
 from grader.results import ItemResult
 from grader.runners.inprocess import InProcessRunner
 from grader.submissions.load import Cell, SourceFile

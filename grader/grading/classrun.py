@@ -32,8 +32,8 @@ from ..sandbox.paths import SCRATCH
 from ..sandbox.spec import Hello
 from ..submissions.load import ClassFolder, discover
 from ..summary import Summary, Tally
+from .host import default_cpus, memory_warning
 from .job import Job, Pool
-from .limits import default_cpus, memory_warning
 from .local import local
 
 

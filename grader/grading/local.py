@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import frames
+from ..sandbox.handles import start_image
 from ..sandbox.spec import SandboxError
-from ..sandbox.zygotes import start_image
 from .job import Job, Outcome, Pool
 
 IN_FLIGHT = 2  # folders sent to a worker ahead of its replies

@@ -26,13 +26,13 @@ from .. import frames
 from ..assignment.bundle import Bundle, load_bundle
 from ..diagnosis.diagnose import Diagnoser
 from ..sandbox.client import SandboxRunner, default_hidden
+from ..sandbox.handles import ImageZygote, Zygote
 from ..sandbox.ladder import secrets_readable
 from ..sandbox.spec import SandboxError
-from ..sandbox.zygotes import ImageZygote, Zygote
 from ..submissions.load import SourceFile, load_submission
 from ..threads import PINNED, pin_torch
 from .job import Job
-from .submission import grade_submission
+from .score import grade_submission
 
 
 @dataclass

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..assignment.bundle import Bundle, load_bundle
 from ..assignment.config import DEFAULT_ASSIGNMENT
-from ..grading.submission import run_item
+from ..grading.score import run_item
 from ..runners.inprocess import InProcessRunner
 
 _BUNDLES: dict[Path, Bundle] = {}

@@ -1,7 +1,7 @@
 """Running student code: ``serve`` executes cells and requests (in whatever process runs
 student code), ``child`` is the sandboxed process's main, ``image`` the run's warm image
 that forks every worker and zygote, ``zygote`` the warm parent that forks a worker's
-sandboxes, ``zygotes`` (a worker's handle on its zygote: forked by the image, or started on
+sandboxes, ``handles`` (a worker's handle on its zygote: forked by the image, or started on
 its own for Dask) and ``client`` the trusted side that drives them; ``ladder`` what isolation the
 host allows (a ladder of rungs), ``paths`` which paths a sandbox sees, ``guard`` and
 ``landlock`` what the rungs without namespaces put in their place, ``nullplot`` the plotting

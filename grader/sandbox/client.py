@@ -1,5 +1,5 @@
 """The trusted side of the sandbox: a sandboxed runner per notebook (forked by the worker's
-zygote, ``grader.sandbox.zygotes``), wall-clock limits, what the student prints drained and
+zygote, ``grader.sandbox.handles``), wall-clock limits, what the student prints drained and
 capped, and the paths no sandbox may see.
 
 Only plain data crosses: frames parsed by ``grader.wire``; a child that sends anything
@@ -20,9 +20,9 @@ from .. import frames, wire
 from ..assignment.config import Limits
 from ..runners.protocol import ItemOutput, ItemTimeout, LoadOutcome, RunnerLost
 from ..submissions.load import SourceFile
+from .handles import Zygote
 from .paths import PROJECT_ROOT, SYSTEM_FOLDERS, hidden_paths, needed_paths
 from .spec import SandboxRequest
-from .zygotes import Zygote
 
 
 def describe_exit(status: int | None) -> str:

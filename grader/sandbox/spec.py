@@ -13,7 +13,7 @@ from typing import Any
 
 from .ladder import Rung
 
-# On the zygote's command line (``zygotes.start_zygote``): the warm modules after it are students' alone.
+# On the zygote's command line (``handles.start_zygote``): the warm modules after it are students' alone.
 FOR_STUDENTS = "--for-students"
 
 

@@ -27,7 +27,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 
 from ..assignment.config import Item, Tolerance
 from ..checks.base import CheckFailed, Trial
-from ..grading.submission import seed_for
+from ..grading.score import seed_for
 from ..render.feedback_text import NOT_ATTEMPTED, error_summary
 from ..runners.serve import exec_cell, handle, new_namespace
 from ..sandbox.nullplot import Null, install

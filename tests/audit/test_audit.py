@@ -266,7 +266,7 @@ def test_report_names_misses_and_survivors() -> None:
 # ---- a weakened check set fails the audit -------------------------------------------------
 
 def _caught_by_in_process(assignment, entry, seed: int) -> list[str]:  # type: ignore[no-untyped-def]
-    from grader.grading.submission import run_item
+    from grader.grading.score import run_item
     from grader.runners.inprocess import InProcessRunner
     from grader.submissions.load import Cell, SourceFile
 

@@ -39,7 +39,7 @@ from grader import linux
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, parse_assignment, read_yaml
 from grader.frames import MAX_FRAME
-from grader.grading.submission import run_item
+from grader.grading.score import run_item
 from grader.runners.inprocess import InProcessRunner
 from grader.sandbox.ladder import DEGRADED, probe
 from grader.sandbox.paths import PROJECT_ROOT

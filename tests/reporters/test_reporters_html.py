@@ -18,7 +18,7 @@ import pytest
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading.submission import grade_submission
+from grader.grading.score import grade_submission
 from grader.reporters import REPORTERS, open_reporter, reporter_class
 from grader.reporters.class_report import message_pattern
 from grader.results import RunInfo, SubmissionResult

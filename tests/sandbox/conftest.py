@@ -13,8 +13,8 @@ from sandbox_support import LIMITS, SECRET, Box
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT, Limits
 from grader.sandbox.client import default_hidden
+from grader.sandbox.handles import Zygote
 from grader.sandbox.ladder import RUNG_VARIABLE
-from grader.sandbox.zygotes import Zygote
 
 
 @pytest.fixture(scope="session")

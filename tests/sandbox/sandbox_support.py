@@ -11,8 +11,8 @@ import pytest
 from grader import wire
 from grader.assignment.config import Limits
 from grader.sandbox.client import SandboxRunner
+from grader.sandbox.handles import Zygote
 from grader.sandbox.ladder import probe
-from grader.sandbox.zygotes import Zygote
 from grader.submissions.load import Cell, SourceFile
 
 LIMITS = Limits(

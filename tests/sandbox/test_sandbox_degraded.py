@@ -23,9 +23,9 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.runners.protocol import ItemTimeout
 from grader.sandbox.child import _descendants
+from grader.sandbox.handles import Zygote
 from grader.sandbox.ladder import RUNG_VARIABLE, closed_to
 from grader.sandbox.paths import PROJECT_ROOT
-from grader.sandbox.zygotes import Zygote
 
 pytestmark = pytest.mark.timeout(180)
 

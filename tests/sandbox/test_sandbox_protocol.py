@@ -133,7 +133,7 @@ def test_timers_and_signal_handlers_end_with_the_item(box):
 def test_the_zygote_runs_this_grader_whatever_the_working_folder(tmp_path, monkeypatch):
     """``python -m`` looks in the working folder first: a ``grader`` package there (in a
     class folder the instructor grades from, say) must not become the zygote."""
-    from grader.sandbox.zygotes import Zygote
+    from grader.sandbox.handles import Zygote
 
     fake = tmp_path / "grader" / "sandbox"
     fake.mkdir(parents=True)

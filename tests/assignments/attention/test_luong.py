@@ -10,7 +10,7 @@ from precision_students import FLOAT32_EVERYWHERE
 from grader.assignment.bundle import load_bundle
 from grader.assignment.catalogue import load_catalogue
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading.submission import Submission, grade_submission
+from grader.grading.score import Submission, grade_submission
 from grader.results import ItemResult
 from grader.runners.inprocess import InProcessRunner
 from grader.submissions.load import Cell, SourceFile

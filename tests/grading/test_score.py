@@ -8,7 +8,7 @@ from typing import Any
 from grader import wire
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading.submission import grade_submission, seed_for
+from grader.grading.score import grade_submission, seed_for
 from grader.runners.inprocess import InProcessRunner
 from grader.runners.protocol import ItemOutput, ItemTimeout, LoadOutcome, RunnerLost
 from grader.submissions.load import Cell, SourceFile, Submission
