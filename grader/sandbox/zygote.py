@@ -149,88 +149,109 @@ def serve(control: socket.socket, rung: Rung, *, collapse: bool) -> None:
     """Say hello on ``control``, then fork a sandbox on each of its requests until it ends.
     ``collapse``: back the warm heap with huge pages first (``_collapse_into_huge_pages``;
     a zygote forked from the image finds it done)."""
-    # A uid of its own (rlimits on processes are per uid, and kill(-1) as this uid reaches
-    # only this zygote's sandboxes, one at a time); distinct for every live zygote.
-    from . import child
-
-    uid = SANDBOX_UID_BASE + os.getpid()
     # Orphans of a sandbox without namespaces come back here, where the sweep ends them.
     linux.prctl(PR_SET_CHILD_SUBREAPER, 1)
-    address_space = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    _reply(control, Hello(rung, uid).to_json())  # a worker gone meanwhile: the read below says so
+    sandboxes = _Sandboxes(control, rung)
+    _reply(control, Hello(rung, sandboxes.uid).to_json())  # a worker gone meanwhile: the read below says so
     # After the hello, not before: the worker goes on to its first student meanwhile (0.1 to
     # 0.2 s here), and before the first fork, so no sandbox holds the small pages meanwhile.
     if collapse:
         _collapse_into_huge_pages()
-    live: dict[int, str | None] = {}  # pid -> its scratch folder when it has no namespaces
-    sweeper = _Sweeper(uid if rung.drop_uid else None, live)
-    # The user namespace comes first: it owns the others, so the child can set them up.
-    flags = NAMESPACES | (CLONE_NEWUSER if rung.user_namespace else 0)
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(control, 1 << 20, 2)
         except OSError:
             data = b""
         if not data:  # the worker is gone or done: so are its sandboxes
-            for pid in list(live):
-                if pid not in sweeper.status:
-                    _kill(pid, rung.namespaces)
-                sweeper.sweep(pid, spare=False)
+            sandboxes.end_all()
             return
         request: dict[str, Any] = json.loads(data)
-        op = request["op"]
-        if op == "spawn":
-            wanted = SandboxRequest.from_json(request["request"])
-            processes = wanted.processes
-            if rung.without_namespaces and not rung.drop_uid:
-                # The limit counts every task of the uid, the grader's own included.
-                processes += _tasks_of_uid(os.getuid())
-            workdir = None
-            if not rung.namespaces:
-                workdir = tempfile.mkdtemp(prefix="grader-sandbox-")
-                if rung.drop_uid:
-                    os.chown(workdir, uid, uid)
-            spec = ChildSpec(wanted, rung, uid, (os.getuid(), os.getgid()),
-                             address_space + wanted.memory, processes, workdir)
-            pid = _clone(flags) if rung.namespaces else os.fork()
-            if pid == 0:
-                code = 70
+        if request["op"] == "spawn":
+            _reply(control, {"pid": sandboxes.spawn(SandboxRequest.from_json(request["request"]), fds)})
+        elif request["op"] == "sweep":
+            _reply(control, {"swept": sandboxes.sweep(request["pid"])})
+        elif request["op"] == "end":
+            _reply(control, {"status": sandboxes.end(request["pid"])})
+
+
+class _Sandboxes:
+    """One worker's live sandboxes, as this zygote forks, sweeps and ends them."""
+
+    def __init__(self, control: socket.socket, rung: Rung) -> None:
+        self.control = control
+        self.rung = rung
+        # A uid of its own (rlimits on processes are per uid, and kill(-1) as this uid reaches
+        # only this zygote's sandboxes, one at a time); distinct for every live zygote.
+        self.uid = SANDBOX_UID_BASE + os.getpid()
+        self.address_space = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        self.live: dict[int, str | None] = {}  # pid -> its scratch folder when it has no namespaces
+        self.sweeper = _Sweeper(self.uid if rung.drop_uid else None, self.live)
+        # The user namespace comes first: it owns the others, so the child can set them up.
+        self.flags = NAMESPACES | (CLONE_NEWUSER if rung.user_namespace else 0)
+
+    def spawn(self, wanted: SandboxRequest, fds: list[int]) -> int:
+        """Fork a sandbox for ``wanted`` on the socket and output pipe ``fds``; its pid."""
+        from . import child
+
+        rung = self.rung
+        processes = wanted.processes
+        if rung.without_namespaces and not rung.drop_uid:
+            # The limit counts every task of the uid, the grader's own included.
+            processes += _tasks_of_uid(os.getuid())
+        workdir = None
+        if not rung.namespaces:
+            workdir = tempfile.mkdtemp(prefix="grader-sandbox-")
+            if rung.drop_uid:
+                os.chown(workdir, self.uid, self.uid)
+        spec = ChildSpec(wanted, rung, self.uid, (os.getuid(), os.getgid()),
+                         self.address_space + wanted.memory, processes, workdir)
+        pid = _clone(self.flags) if rung.namespaces else os.fork()
+        if pid == 0:
+            code = 70
+            try:
+                self.control.close()
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+                code = child.main(spec, fds[0], fds[1])
+            except BaseException:  # anything that escapes is the child's failure alone
+                code = 71
                 try:
-                    control.close()
-                    signal.signal(signal.SIGINT, signal.default_int_handler)
-                    code = child.main(spec, fds[0], fds[1])
-                except BaseException:  # anything that escapes is the child's failure alone
-                    code = 71
-                    try:
-                        traceback.print_exc()  # to the output pipe once the child has set it up
-                    except BaseException:
-                        pass
-                finally:
-                    os._exit(code)
-            for fd in fds:
-                os.close(fd)
-            live[pid] = workdir
-            _reply(control, {"pid": pid})
-        elif op == "sweep":
-            swept = sweeper.sweep(request["pid"], spare=True) if request["pid"] in live else 0
-            _reply(control, {"swept": swept})
-        elif op == "end":
-            pid = request["pid"]
-            status = None
-            if pid in live:
-                if pid not in sweeper.status:  # not reaped yet
-                    _kill(pid, rung.namespaces)
-                    _, raw = os.waitpid(pid, 0)
-                    sweeper.status[pid] = os.waitstatus_to_exitcode(raw)
-                # A PID namespace is empty once its PID 1 has been reaped (the kernel kills and
-                # reaps every other member first), so only a sandbox without one needs a sweep.
-                if not rung.namespaces:
-                    sweeper.sweep(pid, spare=False)
-                status = sweeper.status.pop(pid)
-                workdir = live.pop(pid)
-                if workdir is not None:
-                    shutil.rmtree(workdir, ignore_errors=True)
-            _reply(control, {"status": status})
+                    traceback.print_exc()  # to the output pipe once the child has set it up
+                except BaseException:
+                    pass
+            finally:
+                os._exit(code)
+        for fd in fds:
+            os.close(fd)
+        self.live[pid] = workdir
+        return pid
+
+    def sweep(self, pid: int) -> int:
+        """End what sandbox ``pid`` left running, the sandbox itself spared; how many."""
+        return self.sweeper.sweep(pid, spare=True) if pid in self.live else 0
+
+    def end(self, pid: int) -> int | None:
+        """Kill sandbox ``pid`` and everything it left; its exit status (None: not ours)."""
+        if pid not in self.live:
+            return None
+        if pid not in self.sweeper.status:  # not reaped yet
+            _kill(pid, self.rung.namespaces)
+            _, raw = os.waitpid(pid, 0)
+            self.sweeper.status[pid] = os.waitstatus_to_exitcode(raw)
+        # A PID namespace is empty once its PID 1 has been reaped (the kernel kills and
+        # reaps every other member first), so only a sandbox without one needs a sweep.
+        if not self.rung.namespaces:
+            self.sweeper.sweep(pid, spare=False)
+        status = self.sweeper.status.pop(pid)
+        workdir = self.live.pop(pid)
+        if workdir is not None:
+            shutil.rmtree(workdir, ignore_errors=True)
+        return status
+
+    def end_all(self) -> None:
+        for pid in list(self.live):
+            if pid not in self.sweeper.status:
+                _kill(pid, self.rung.namespaces)
+            self.sweeper.sweep(pid, spare=False)
 
 
 def _reply(control: socket.socket, message: dict[str, Any]) -> None:
