@@ -90,7 +90,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.checks.base import Args, CheckFailed, Trial, as_array, expect_close, expect_floating, expect_shape
+from grader.checks.base import Args, CheckFailed, Trial, as_array
+from grader.checks.expect import expect_close, expect_floating, expect_shape
 from __REF__ import __NB__ as ref
 
 from . import REGISTRY
@@ -149,7 +150,8 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks.base import CheckFailed, Trial, as_array, expect_close, expect_floating, expect_shape
+from grader.checks.base import CheckFailed, Trial, as_array
+from grader.checks.expect import expect_close, expect_floating, expect_shape
 
 from . import REGISTRY
 

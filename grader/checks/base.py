@@ -1,6 +1,6 @@
 """What a check sees: a ``Trial`` (inputs from the run's seed, calls into the submission
-that come back as plain data) and helpers that explain a failure by the property that
-broke, never by printing the reference's values.
+that come back as plain data), and the comparison with a tolerance (``discrepancy``,
+``close_mask``) that the ``expect_*`` helpers (``grader.checks.expect``) explain failures with.
 
 A check is a function ``check(t: Trial) -> None`` that raises ``CheckFailed`` with a
 student-readable message; it runs in the trusted process.
@@ -228,46 +228,6 @@ def verb(what: str, singular: str, plural: str) -> str:
     words = what.split()
     head = words[1] if len(words) > 1 and words[0].lower() == "the" else words[0] if words else ""
     return plural if re.fullmatch(r"[a-z]+[^aisu]s", head) else singular
-
-
-def expect_shape(arr: np.ndarray, shape: Sequence[int], what: str) -> None:
-    if tuple(arr.shape) != tuple(shape):
-        raise CheckFailed(f"{what} {verb(what, 'has', 'have')} shape {tuple(arr.shape)}, expected {tuple(shape)}")
-
-
-def expect_floating(arr: np.ndarray, what: str) -> None:
-    if arr.dtype.kind != "f":
-        raise CheckFailed(f"{what} has dtype {arr.dtype}, expected a floating-point array")
-
-
-def expect_bool(arr: np.ndarray, what: str) -> None:
-    if arr.dtype != np.bool_:
-        raise CheckFailed(f"{what} has dtype {arr.dtype}, expected bool (True = may attend)")
-
-
-def expect_finite(arr: np.ndarray, what: str) -> None:
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        first = np.argwhere(bad)[0]
-        kind = "NaN" if np.isnan(arr[tuple(first)]) else "infinite"
-        raise CheckFailed(
-            f"{what} has {int(bad.sum())} non-finite entries (the first, at {fmt_index(first)}, is {kind})"
-        )
-
-
-def expect_close(t: Trial, actual: np.ndarray, expected: np.ndarray, what: str, against: str) -> None:
-    """``actual`` matches ``expected`` within the tolerance for ``actual``'s dtype.
-
-    ``against`` names what ``expected`` is (the definition, a property); the message gives the
-    size of the worst error against its tolerance and where it is, never the expected numbers.
-    """
-    expected = np.asarray(expected)
-    expect_shape(actual, expected.shape, what)
-    if actual.dtype.kind not in "fiub":
-        raise CheckFailed(f"{what} has dtype {actual.dtype}, expected real numbers")
-    off = discrepancy(t, actual, expected)
-    if off is not None:
-        raise CheckFailed(f"{what} {verb(what, 'differs', 'differ')} from {against}: {off}", off.margin)
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,8 @@ from . import relu_checks  # noqa: E402,F401
 TOY_RELU_CHECKS = '''\
 from toyref import toy_nb as ref
 
-from grader.checks.base import Args, Trial, as_array, expect_close, expect_shape
+from grader.checks.base import Args, Trial, as_array
+from grader.checks.expect import expect_close, expect_shape
 
 from . import REGISTRY
 

@@ -5,7 +5,8 @@ import pytest
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.checks.base import CheckFailed, Trial, close_mask, discrepancy, expect_close
+from grader.checks.base import CheckFailed, Trial, close_mask, discrepancy
+from grader.checks.expect import expect_close
 
 SPECIAL = [0.0, 1.0, -1.0, 1.0 + 1e-12, 1.0 + 1e-5, 1e-10, 1e300, np.inf, -np.inf, np.nan]
 

@@ -93,7 +93,8 @@ import numpy as np
 from reference import attention_numpy as ref
 
 from grader.checks import Registry
-from grader.checks.base import Args, Trial, as_array, expect_close
+from grader.checks.base import Args, Trial, as_array
+from grader.checks.expect import expect_close
 
 REGISTRY = Registry()
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks.base import Args, CheckFailed, Trial, expect_close, expect_shape
+from grader.checks.base import Args, CheckFailed, Trial
+from grader.checks.expect import expect_close, expect_shape
 from grader.checks.inputs import random_mask
 from grader.checks.pictures import picture
 from grader.results import Picture

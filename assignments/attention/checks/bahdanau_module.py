@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks.base import Trial, expect_close, expect_shape
+from grader.checks.base import Trial
+from grader.checks.expect import expect_close, expect_shape
 from grader.checks.inputs import random_mask
 from grader.checks.pictures import picture
 from grader.results import Picture

@@ -3,8 +3,8 @@ for what every NumPy check does). Neither has a public example."""
 
 from __future__ import annotations
 
-from grader.checks.base import Args, CheckFailed, Trial, as_array, discrepancy, expect_close, expect_shape
-from grader.checks.expect import expect_output, expect_raises
+from grader.checks.base import Args, CheckFailed, Trial, as_array, discrepancy
+from grader.checks.expect import expect_close, expect_output, expect_raises, expect_shape
 from reference import attention_numpy as ref
 
 from . import check

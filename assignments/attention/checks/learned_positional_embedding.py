@@ -12,16 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.checks.base import (
-    CheckFailed,
-    ModuleReply,
-    Trial,
-    as_array,
-    close_mask,
-    expect_close,
-    expect_floating,
-    expect_shape,
-)
+from grader.checks.base import CheckFailed, ModuleReply, Trial, as_array, close_mask
+from grader.checks.expect import expect_close, expect_floating, expect_shape
 
 from . import check
 from .torch_support import expect_grad, f32, reference_module

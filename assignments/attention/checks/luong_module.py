@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks.base import CheckFailed, Trial, close_mask, discrepancy, expect_close, expect_shape
-from grader.checks.expect import expect_raises
+from grader.checks.base import CheckFailed, Trial, close_mask, discrepancy
+from grader.checks.expect import expect_close, expect_raises, expect_shape
 from grader.checks.inputs import random_mask
 from grader.checks.pictures import picture
 from grader.results import Picture

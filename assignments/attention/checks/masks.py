@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks.base import Args, CheckFailed, Trial, expect_bool
-from grader.checks.expect import expect_output
+from grader.checks.base import Args, CheckFailed, Trial
+from grader.checks.expect import expect_bool, expect_output
 from grader.checks.pictures import picture
 from grader.results import Picture
 from reference import attention_numpy as ref

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks.base import CheckFailed, ModuleReply, Trial, as_array, expect_close, expect_shape
-from grader.checks.expect import expect_raises
+from grader.checks.base import CheckFailed, ModuleReply, Trial, as_array
+from grader.checks.expect import expect_close, expect_raises, expect_shape
 from grader.checks.pictures import picture
 from grader.results import Picture
 

@@ -19,16 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks.base import (
-    Args,
-    CheckFailed,
-    Trial,
-    as_array,
-    as_pair,
-    discrepancy,
-    expect_shape,
-    fmt_index,
-)
+from grader.checks.base import Args, CheckFailed, Trial, as_array, as_pair, discrepancy, fmt_index
+from grader.checks.expect import expect_shape
 
 
 def num(value: Any) -> str:

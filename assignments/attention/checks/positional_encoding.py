@@ -13,17 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from grader.checks.base import (
-    Args,
-    CheckFailed,
-    Trial,
-    as_array,
-    discrepancy,
-    expect_close,
-    expect_floating,
-    expect_shape,
-)
-from grader.checks.expect import expect_output, expect_raises
+from grader.checks.base import Args, CheckFailed, Trial, as_array, discrepancy
+from grader.checks.expect import expect_close, expect_floating, expect_output, expect_raises, expect_shape
 from grader.checks.pictures import picture
 from grader.results import Picture
 from reference import attention_numpy as ref

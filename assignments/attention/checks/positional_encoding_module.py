@@ -11,17 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks.base import (
-    CheckFailed,
-    ModuleReply,
-    Trial,
-    as_array,
-    close_mask,
-    discrepancy,
-    expect_close,
-    expect_floating,
-    expect_shape,
-)
+from grader.checks.base import CheckFailed, ModuleReply, Trial, as_array, close_mask, discrepancy
+from grader.checks.expect import expect_close, expect_floating, expect_shape
 from grader.checks.pictures import picture
 from grader.results import Picture
 from reference import attention_numpy as ref_np

@@ -11,19 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from grader.checks.base import (
-    Args,
-    CheckFailed,
-    Trial,
-    as_array,
-    close_mask,
-    discrepancy,
-    expect_close,
-    expect_finite,
-    expect_floating,
-    expect_shape,
-)
-from grader.checks.expect import expect_output
+from grader.checks.base import Args, CheckFailed, Trial, as_array, close_mask, discrepancy
+from grader.checks.expect import expect_close, expect_finite, expect_floating, expect_output, expect_shape
 from grader.checks.pictures import picture
 from grader.results import Picture
 from reference import attention_numpy as ref

@@ -13,17 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from grader.checks.base import (
-    Args,
-    CheckFailed,
-    Trial,
-    close_mask,
-    discrepancy,
-    expect_close,
-    expect_finite,
-    expect_shape,
-    fmt_index,
-)
+from grader.checks.base import Args, CheckFailed, Trial, close_mask, discrepancy, fmt_index
+from grader.checks.expect import expect_close, expect_finite, expect_shape
 from grader.checks.inputs import random_mask
 from grader.checks.pictures import picture
 from grader.results import Picture

@@ -7,19 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from grader.checks.base import (
-    Args,
-    CheckFailed,
-    Trial,
-    as_array,
-    discrepancy,
-    expect_close,
-    expect_finite,
-    expect_floating,
-    expect_shape,
-    fmt_index,
-)
-from grader.checks.expect import expect_output
+from grader.checks.base import Args, CheckFailed, Trial, as_array, discrepancy, fmt_index
+from grader.checks.expect import expect_close, expect_finite, expect_floating, expect_output, expect_shape
 from grader.checks.inputs import random_mask
 from grader.checks.pictures import picture
 from grader.results import Picture

@@ -13,18 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks.base import (
-    CheckFailed,
-    ModuleReply,
-    Trial,
-    as_array,
-    as_pair,
-    discrepancy,
-    expect_close,
-    expect_floating,
-    expect_shape,
-    fmt_index,
-)
+from grader.checks.base import CheckFailed, ModuleReply, Trial, as_array, as_pair, discrepancy, fmt_index
+from grader.checks.expect import expect_close, expect_floating, expect_shape
 
 # ---- the reference, lazily -----------------------------------------------------------------
 
