@@ -1,2 +1,3 @@
-"""The run: the class run and its setup, the local pool (workers forked from one warm image) and
-Dask's, one worker, one submission's item loop."""
+"""The run: the class run and its setup (``classrun``), what a worker is given (``job``), the
+local pool (workers forked from one warm image, ``local``) and Dask's (``pool``), one worker
+(``worker``), one submission scored (``score``), and the host's CPUs and memory (``host``)."""
