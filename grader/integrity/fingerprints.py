@@ -6,7 +6,7 @@ fingerprints: comments, docstrings, annotations, layout and strings are gone, ev
 argument and helper is called ``v`` (library attributes such as ``.exp`` or ``.W_q`` and keyword
 names stay: they carry the method), and ``np.matmul(a, b)``, ``a.dot(b)`` or ``torch.bmm(a, b)``
 read as ``a @ b``. Each item is fingerprinted on its own, so reordering functions changes
-nothing either. (Walking the tree once is about ten times cheaper than writing it back as text
+nothing either. (Walking the tree once is about three times cheaper than writing it back as text
 and splitting that, which mattered: the report reads every student's code in the run's main
 process.)
 
