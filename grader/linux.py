@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import signal
 
 libc = ctypes.CDLL(None, use_errno=True)
 # The same library, called with the GIL held: ``clone`` must not let another thread run
@@ -71,3 +72,21 @@ def last_error(what: str) -> OSError:
     """The ``OSError`` of the libc call that just failed, named ``what``."""
     err = ctypes.get_errno()
     return OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def fork_into_namespaces(flags: int) -> int:
+    """``fork`` into the new namespaces ``flags`` (CLONE_NEW*) in one step: the child is PID 1
+    of its PID namespace. 0 in the child, its pid in the parent, as ``os.fork``."""
+    if SYS_CLONE is None:
+        raise OSError("clone with namespaces is not supported on this architecture")
+    api = ctypes.pythonapi
+    api.PyOS_BeforeFork()
+    pid = libc_holding_gil.syscall(ctypes.c_long(SYS_CLONE), ctypes.c_ulong(flags | signal.SIGCHLD),
+                                   ctypes.c_void_p(0), ctypes.c_void_p(0), ctypes.c_void_p(0), ctypes.c_ulong(0))
+    if pid == 0:
+        api.PyOS_AfterFork_Child()
+        return 0
+    api.PyOS_AfterFork_Parent()
+    if pid < 0:
+        raise last_error("clone")
+    return pid

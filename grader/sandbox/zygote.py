@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import linux
-from ..linux import CLONE_NEWUSER, MADV_COLLAPSE, PR_SET_CHILD_SUBREAPER, SYS_CLONE
+from ..linux import CLONE_NEWUSER, MADV_COLLAPSE, PR_SET_CHILD_SUBREAPER
 from ..threads import pin_torch
 from .ladder import NAMESPACES, Rung, imports_refused, keep_from_same_uid, probe
 from .spec import FOR_STUDENTS, ChildSpec, Hello, SandboxRequest
@@ -35,22 +35,6 @@ from .spec import FOR_STUDENTS, ChildSpec, Hello, SandboxRequest
 # Under root, each zygote's sandboxes run as SANDBOX_UID_BASE + its pid: above every uid that
 # tests/unprivileged.py or a distribution hands out, so a process of such a uid is a sandbox's.
 SANDBOX_UID_BASE = 200000
-def _clone(flags: int) -> int:
-    """``fork`` into new namespaces in one step (the child is PID 1 of its namespace)."""
-    if SYS_CLONE is None:
-        raise OSError("clone with namespaces is not supported on this architecture")
-    api = ctypes.pythonapi
-    api.PyOS_BeforeFork()
-    pid = linux.libc_holding_gil.syscall(ctypes.c_long(SYS_CLONE), ctypes.c_ulong(flags | signal.SIGCHLD),
-                       ctypes.c_void_p(0), ctypes.c_void_p(0), ctypes.c_void_p(0),
-                       ctypes.c_ulong(0))
-    if pid == 0:
-        api.PyOS_AfterFork_Child()
-        return 0
-    api.PyOS_AfterFork_Parent()
-    if pid < 0:
-        raise linux.last_error("clone")
-    return pid
 
 
 def _import_path() -> list[Path]:
@@ -205,7 +189,7 @@ class _Sandboxes:
                 os.chown(workdir, self.uid, self.uid)
         spec = ChildSpec(wanted, rung, self.uid, (os.getuid(), os.getgid()),
                          self.address_space + wanted.memory, processes, workdir)
-        pid = _clone(self.flags) if rung.namespaces else os.fork()
+        pid = linux.fork_into_namespaces(self.flags) if rung.namespaces else os.fork()
         if pid == 0:
             code = 70
             try:
