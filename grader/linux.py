@@ -12,9 +12,9 @@ import os
 import signal
 
 libc = ctypes.CDLL(None, use_errno=True)
-# The same library, called with the GIL held: ``clone`` must not let another thread run
-# between the interpreter's before-fork and after-fork hooks, as ``os.fork`` does not.
-libc_holding_gil = ctypes.PyDLL(None, use_errno=True)
+# The same library, called with the GIL held: no other thread may run between the
+# interpreter's before-fork and after-fork hooks around ``clone``, as around ``os.fork``.
+_libc_holding_gil = ctypes.PyDLL(None, use_errno=True)
 
 # prctl(2) options
 PR_SET_PDEATHSIG = 1
@@ -81,8 +81,8 @@ def fork_into_namespaces(flags: int) -> int:
         raise OSError("clone with namespaces is not supported on this architecture")
     api = ctypes.pythonapi
     api.PyOS_BeforeFork()
-    pid = libc_holding_gil.syscall(ctypes.c_long(SYS_CLONE), ctypes.c_ulong(flags | signal.SIGCHLD),
-                                   ctypes.c_void_p(0), ctypes.c_void_p(0), ctypes.c_void_p(0), ctypes.c_ulong(0))
+    pid = _libc_holding_gil.syscall(ctypes.c_long(SYS_CLONE), ctypes.c_ulong(flags | signal.SIGCHLD),
+                                    ctypes.c_void_p(0), ctypes.c_void_p(0), ctypes.c_void_p(0), ctypes.c_ulong(0))
     if pid == 0:
         api.PyOS_AfterFork_Child()
         return 0

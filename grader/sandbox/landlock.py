@@ -47,7 +47,7 @@ def abi() -> int:
     if not os.uname().sysname == "Linux":
         return 0
     version = linux.libc.syscall(SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0),
-                            ctypes.c_uint32(_CREATE_RULESET_VERSION))
+                                 ctypes.c_uint32(_CREATE_RULESET_VERSION))
     return max(int(version), 0)
 
 
@@ -88,7 +88,7 @@ def ruleset(allowed: list[Path]) -> int:
                         _SCOPES if version >= 6 else 0)
     size = 8 if version < 4 else 16 if version < 6 else 24
     fd = linux.libc.syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
-                       ctypes.c_uint32(0))
+                            ctypes.c_uint32(0))
     if fd < 0:
         raise linux.last_error("landlock_create_ruleset")
     try:
@@ -100,7 +100,7 @@ def ruleset(allowed: list[Path]) -> int:
             try:
                 rule = _PathBeneath(_READ if os.path.isdir(path) else _FILE_RIGHTS, target)
                 if linux.libc.syscall(SYS_LANDLOCK_ADD_RULE, fd, _RULE_PATH_BENEATH, ctypes.byref(rule),
-                                 ctypes.c_uint32(0)) != 0:
+                                      ctypes.c_uint32(0)) != 0:
                     raise linux.last_error(f"landlock_add_rule {path}")
             finally:
                 os.close(target)

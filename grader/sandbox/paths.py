@@ -1,6 +1,6 @@
 """Which paths a sandbox sees: the folders an interpreter needs, those hidden from it, the
 scratch folders it gets fresh, and the path arithmetic they share with Landlock's rules. Every
-rung uses them (``rung`` says which rung this host gives)."""
+rung uses them (``ladder`` says which rung this host gives)."""
 
 from __future__ import annotations
 

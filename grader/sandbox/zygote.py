@@ -45,20 +45,6 @@ def _import_path() -> list[Path]:
     return [f for f in dict.fromkeys(folders) if f != project]
 
 
-def _warm_up(modules: list[str]) -> None:
-    """Import the bundle's ``warm`` modules. One that is not installed is skipped: the items
-    that need it fail with an ImportError (a NumPy-only install without torch, say)."""
-    for name in modules:
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            continue
-    pin_torch()  # one thread: forking while torch's pool runs can hang the child
-    matplotlib = sys.modules.get("matplotlib")
-    if matplotlib is not None:
-        matplotlib.use("Agg")
-
-
 HUGE_PAGE = 2 << 20
 
 
@@ -99,10 +85,20 @@ def refusal(uid: int) -> tuple[Rung | None, str | None]:
 
 
 def warm_up(modules: list[str]) -> None:
-    """``modules`` imported, then out of the collector's reach: a forked process's
-    collections (a worker's, a sandbox's) would otherwise walk every imported object and so
-    copy its page; a worker's own imports took 80 ms instead of 6."""
-    _warm_up(modules)
+    """Import ``modules`` (the bundle's warm lists), then put them out of the collector's
+    reach: a forked process's collections (a worker's, a sandbox's) would otherwise walk every
+    imported object and so copy its page; a worker's own imports took 80 ms instead of 6. One
+    that is not installed is skipped: the items that need it fail with an ImportError (a
+    NumPy-only install without torch, say)."""
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+    pin_torch()  # one thread: forking while torch's pool runs can hang the child
+    matplotlib = sys.modules.get("matplotlib")
+    if matplotlib is not None:
+        matplotlib.use("Agg")
     gc.freeze()
 
 
