@@ -16,7 +16,13 @@ For each worker count, side by side in one run on one synthetic class (``synthet
 * **start-up**: a second process per count that starts that many workers, waits for every
   one to be ready (bundle loaded, zygote's hello) and grades one correct student meanwhile:
   the tree's CPU seconds (the start-up, and the same one student in every row), the wall time,
-  and the **first result**: seconds from the command to that student's result.
+  and the **first result**: seconds from the command to that student's result;
+* **where the efficiency goes**: the class run's own first result (*1st*), the seconds after
+  its last result (*tail*: the outputs written, the processes ended), the seconds from the
+  result that left fewer students than workers to the last (*drain*: workers running out of
+  students one by one, where a slow student at the end shows), the workers' share of
+  jobs x wall spent on students (*busy*, from each student's ``seconds``), and the efficiency
+  over the middle 80% of the results alone (*steady*: the start and the tail left out).
 
 Each run is ``grader.grading.classrun.grade_class`` in a process of its own, as the CLI calls it.
 Runs without this project's venv: see benchmarks/README.md, "Big machines".
@@ -54,19 +60,38 @@ def run(mode: str, arguments: list[str], tree: Path | None = None) -> dict[str, 
     wall, cpu, memory, stdout = measure_tree([PYTHON, str(Path(__file__).resolve()), mode, *arguments], env,
                                              tree or HERE.parent)
     report = json.loads(stdout.strip().splitlines()[-1])
-    return {"wall": wall, "cpu": cpu, "pss_mb": memory.peak_pss_kb / 1024, **report,
-            "first": None if report.get("first") is None else report["first"] - started_epoch}
+    for key in ("first", "arrived_first", "arrived_last"):  # epochs, as seconds from the command
+        if report.get(key) is not None:
+            report[key] -= started_epoch
+    return {"wall": wall, "cpu": cpu, "pss_mb": memory.peak_pss_kb / 1024, **report}
 
 
 def _grade_main(class_dir: str, out: str, jobs: str, seed: str) -> None:
     sys.path.insert(0, os.getcwd())  # the tree benchmarked (``--against``), before this one
     from grader.grading.classrun import grade_class
 
-    outcome = grade_class(Path(class_dir), Path(out), seed=int(seed), jobs=int(jobs), log=lambda line: None)
-    sandbox = json.loads((Path(out) / "results.json").read_text(encoding="utf-8"))["run"]["sandbox"]
+    arrived: list[float] = []
+
+    def progress(done: int, total: int) -> None:
+        if done:
+            arrived.append(time.time())
+
+    outcome = grade_class(Path(class_dir), Path(out), seed=int(seed), jobs=int(jobs), progress=progress,
+                          log=lambda line: None)
+    results = json.loads((Path(out) / "results.json").read_text(encoding="utf-8"))
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    print(json.dumps({"students": outcome.summary.students, "sandbox": sandbox,
-                      "main_cpu": usage.ru_utime + usage.ru_stime}))
+    tenth = len(arrived) // 10
+    print(json.dumps({"students": outcome.summary.students, "sandbox": results["run"]["sandbox"],
+                      "main_cpu": usage.ru_utime + usage.ru_stime,
+                      "graded_s": sum(s["seconds"] for s in results["students"]),
+                      "arrived_first": arrived[0] if arrived else None,
+                      "arrived_last": arrived[-1] if arrived else None,
+                      # from the result that left fewer students than workers to the last one:
+                      # the end, when workers run out of students one by one
+                      "drain": arrived[-1] - arrived[-int(jobs)] if len(arrived) >= int(jobs) else None,
+                      # the middle 80% of the results: the rate with the start and the tail left out
+                      "middle_rate": (len(arrived) - 2 * tenth - 1) / (arrived[-tenth - 1] - arrived[tenth])
+                      if tenth and arrived[-tenth - 1] > arrived[tenth] else None}))
 
 
 def _start_main(folder: str, jobs: str, seed: str, students: str) -> None:
@@ -144,23 +169,31 @@ def main() -> int:
 def _table(rows: list[dict[str, Any]]) -> None:
     base = rows[0]
     base_rate = base["students"] / base["wall"]
-    header = (f"{'jobs':>4} {'students':>8} {'wall s':>7} {'stud/s':>7} {'efficiency':>10} {'CPU s/stud':>10} "
-              f"{'main ms/stud':>12} {'first s':>7} {'PSS MB':>7} {'+MB/worker':>10} {'start CPU s':>11} "
-              f"{'start wall s':>12}")
-    print(header)
+    print(f"{'jobs':>4} {'students':>8} {'wall s':>7} {'stud/s':>7} {'efficiency':>10} {'steady eff':>10} "
+          f"{'busy':>5} {'1st s':>6} {'drain s':>7} {'tail s':>6} {'CPU s/stud':>10} {'main ms/stud':>12} "
+          f"{'first s':>7} {'PSS MB':>7} {'+MB/worker':>10} {'start CPU s':>11} {'start wall s':>12}")
     for row in rows:
         rate = row["students"] / row["wall"]
         row["efficiency"] = rate / base_rate * base["jobs"] / row["jobs"]
+        row["steady_efficiency"] = (row["middle_rate"] / base["middle_rate"] * base["jobs"] / row["jobs"]
+                                    if row.get("middle_rate") and base.get("middle_rate") else None)
+        row["busy"] = row["graded_s"] / (row["jobs"] * row["wall"])
         row["cpu_per_student"] = row["cpu"] / row["students"]
         extra = row["jobs"] - base["jobs"]
         row["pss_per_added_worker_mb"] = (row["pss_mb"] - base["pss_mb"]) / extra if extra else None
         added = "" if row["pss_per_added_worker_mb"] is None else f"{row['pss_per_added_worker_mb']:.0f}"
+        steady = "" if row["steady_efficiency"] is None else f"{100 * row['steady_efficiency']:.0f}%"
         print(f"{row['jobs']:4d} {row['students']:8d} {row['wall']:7.1f} {rate:7.1f} {100 * row['efficiency']:9.0f}% "
-              f"{row['cpu_per_student']:10.3f} {1000 * row['main_cpu'] / row['students']:12.1f} "
-              f"{row['first'] or float('nan'):7.2f} {row['pss_mb']:7.0f} "
-              f"{added:>10} {row['startup_cpu']:11.2f} {row['startup_wall']:12.2f}")
+              f"{steady:>10} {100 * row['busy']:4.0f}% {row['arrived_first']:6.2f} "
+              f"{float('nan') if row['drain'] is None else row['drain']:7.2f} "
+              f"{row['wall'] - row['arrived_last']:6.2f} {row['cpu_per_student']:10.3f} "
+              f"{1000 * row['main_cpu'] / row['students']:12.1f} {row['first'] or float('nan'):7.2f} "
+              f"{row['pss_mb']:7.0f} {added:>10} {row['startup_cpu']:11.2f} {row['startup_wall']:12.2f}")
     print(f"  (sandbox: {base['sandbox']}; efficiency: students per second per worker against --jobs "
-          f"{base['jobs']}; start-up: every worker ready, one student graded meanwhile)")
+          f"{base['jobs']}; steady: the same over the middle 80% of the results; busy: the workers' "
+          "seconds on students over jobs x wall; 1st s, tail s: the class run's first result, and its "
+          "end after the last; drain s: from the result that left fewer students than workers to the last; "
+          "start-up: every worker ready, one student graded meanwhile)")
 
 
 if __name__ == "__main__":

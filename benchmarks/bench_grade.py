@@ -618,13 +618,18 @@ def _run(args: argparse.Namespace, work: Path) -> int:
         ratios["nbgrader/ours, median s per submission (same students)"] = (
             _median(list(nbg["per"].values())) / _median(same))
         ratios["nbgrader/ours, wall for N"] = (nbg["wall"] * n / nbg["k"]) / ours["wall"]
+    hung = [s.name for s in students if s.kind == "hang"]
     if floor is not None:
         same = [ours["per"][s] for s in floor["per"]]
         ratios["ours/floor, median s per submission (same students)"] = (
             _median(same) / _median(list(floor["per"].values())))
+        # A hanging student's sandbox spins on one core for the seconds it is held: taken out,
+        # our CPU covers the students the floor graded.
+        spun = sum(ours["per"][h] for h in hung if h in ours["per"])
+        ratios["ours/floor, CPU s per submission (same students)"] = (
+            (ours["cpu"] - spun) / max(1, n - len(hung))) / (floor["cpu"] / max(1, len(floor["per"])))
     for label, value in ratios.items():
         print(f"  {label:58s} {value:7.2f}x")
-    hung = [s.name for s in students if s.kind == "hang"]
     busy = sum(ours["per"].values())
     rest = sum(v for k, v in ours["per"].items() if k not in hung)
     print(f"  ours: sum of per-student seconds {busy:.1f} s over {ours['jobs']} workers; without the hanging "
