@@ -1,5 +1,6 @@
 """A regrade compared with the run it replaces: when ``OUT`` already holds an earlier run,
-the new run reads its points first (``results.json``, else ``grades.csv``), then writes
+the new run reads its points first (``results.json``, else ``grades.csv``; from the former
+also each student's seconds, which order the regrade: slowest first), then writes
 ``changes.csv`` (student, old, new, difference, and the items whose points changed) and says
 in one line how many students changed. A regrade with a new seed and the same checks must
 change nobody: the line says so, since that is the guarantee an instructor wants."""
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .assignment.bundle import Bundle
@@ -33,6 +34,7 @@ class Previous:
 
     students: dict[str, Points]
     seed: int | None  # None when only its grades.csv was there
+    seconds: dict[str, float] = field(default_factory=dict)  # what each student took (results.json only)
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,8 @@ def read_previous(out_dir: Path) -> Previous | None:
             students = {s["student"]: Points(float(s["score"]), tuple((i["name"], float(i["earned"]))
                                                                       for i in s["items"]))
                         for s in data["students"]}
-            return Previous(students, data.get("run", {}).get("seed"))
+            seconds = {s["student"]: float(s["seconds"]) for s in data["students"] if "seconds" in s}
+            return Previous(students, data.get("run", {}).get("seed"), seconds)
         if (out_dir / "grades.csv").is_file():
             with open(out_dir / "grades.csv", newline="", encoding="utf-8") as handle:
                 reader = csv.reader(handle)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import secrets
+import statistics
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -249,7 +250,7 @@ class _ClassPlan:
 def _grade_class(bundle: Bundle, workers: Workers, plan: _ClassPlan, progress: Callable[[int, int], None] | None,
                  log: Callable[[str], None]) -> RunOutcome:
     """``grade_class`` once ``plan`` is settled, by ``workers``."""
-    folders = list(plan.found.students)
+    folders = slowest_first(plan.found.students, plan.previous)
     started = time.perf_counter()
     tally = Tally(bundle.assignment)
     with prepare_run(bundle, plan.class_folder, len(folders), seed=plan.seed, workers=workers,
@@ -278,6 +279,17 @@ def _grade_class(bundle: Bundle, workers: Workers, plan: _ClassPlan, progress: C
         notes += comparison.regrade.lines()
     summary = replace(tally.summary(), skipped=plan.found.skipped, notes=tuple(notes))
     return RunOutcome(run.job.seed, summary, plan.write_dir, time.perf_counter() - started)
+
+
+def slowest_first(folders: Sequence[Path], previous: Previous | None) -> list[Path]:
+    """The order students are dealt out in. On a regrade, those who took longest in the run
+    it replaces come first (one new to the class counts as a typical one): a student whose
+    item runs into its time limit no longer holds the end of the run while the other workers
+    wait. A first run keeps the folders' order: nothing says who will loop."""
+    if previous is None or not previous.seconds:
+        return list(folders)
+    typical = statistics.median(previous.seconds.values())
+    return sorted(folders, key=lambda folder: -previous.seconds.get(folder.name, typical))
 
 
 def _options(name: str, reporter_options: Mapping[str, Mapping[str, Any]], class_dir: Path,

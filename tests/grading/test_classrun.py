@@ -1,9 +1,11 @@
 """A class run's start: its workers start from the bundle's YAML alone, before the bundle's
-own code is imported, so that their imports (seconds of torch) overlap the rest."""
+own code is imported, so that their imports (seconds of torch) overlap the rest; and the
+order it deals its students out in."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import signal
 from collections.abc import Iterator
@@ -15,6 +17,7 @@ import yaml
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT, ConfigError
 from grader.grading import classrun
+from grader.regrade import Previous
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 REFERENCE = Path(__file__).resolve().parents[2] / "reference"
@@ -80,3 +83,31 @@ def test_checks_that_do_not_import_end_the_started_image_without_waiting_for_it(
     # Asked nothing, it held no sandbox: it was ended, not waited for through its imports.
     assert image.returncode == -signal.SIGKILL
     assert not (tmp_path / "out").exists()
+
+
+def test_a_first_run_keeps_the_folders_order_and_a_regrade_puts_last_runs_slowest_first(tmp_path):
+    folders = [tmp_path / name for name in ("ada", "bob", "cy", "dee", "new")]
+    assert classrun.slowest_first(folders, None) == folders
+    assert classrun.slowest_first(folders, Previous({}, 1)) == folders  # grades.csv alone: no seconds
+    previous = Previous({}, 1, {"ada": 0.2, "bob": 5.3, "cy": 0.3, "dee": 0.4})
+    # "new" was not in that run: it counts as typical (the median, 0.35), between cy and dee
+    assert [f.name for f in classrun.slowest_first(folders, previous)] == ["bob", "dee", "new", "cy", "ada"]
+
+
+def test_a_regrade_deals_out_first_the_students_who_took_longest(tmp_path):
+    """On the real sample class, one worker: results.json lists students as they were graded."""
+    class_dir = tmp_path / "class"
+    shutil.copytree(BUNDLE.root / "sample_class", class_dir)
+    out = tmp_path / "out"
+
+    def graded_order() -> list[str]:
+        classrun.grade_class(class_dir, out, seed=3, jobs=1, log=lambda line: None)
+        return [s["student"] for s in json.loads((out / "results.json").read_text(encoding="utf-8"))["students"]]
+
+    first = graded_order()
+    assert len(first) > 3
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    for student in results["students"]:  # as if the last student had looped, and the first were the quickest
+        student["seconds"] = {first[-1]: 9.0, first[0]: 0.1}.get(student["student"], 1.0)
+    (out / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    assert graded_order() == [first[-1], *first[1:-1], first[0]]
