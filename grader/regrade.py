@@ -95,7 +95,9 @@ def read_previous(out_dir: Path) -> Previous | None:
             students = {s["student"]: Points(float(s["score"]), tuple((i["name"], float(i["earned"]))
                                                                       for i in s["items"]))
                         for s in data["students"]}
-            seconds = {s["student"]: float(s["seconds"]) for s in data["students"] if "seconds" in s}
+            # Only the order of the regrade hangs on these: one that is not a number is left out.
+            seconds = {s["student"]: float(s["seconds"]) for s in data["students"]
+                       if isinstance(s.get("seconds"), (int, float))}
             return Previous(students, data.get("run", {}).get("seed"), seconds)
         if (out_dir / "grades.csv").is_file():
             with open(out_dir / "grades.csv", newline="", encoding="utf-8") as handle:

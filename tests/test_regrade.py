@@ -64,5 +64,8 @@ def test_the_previous_run_from_results_json_else_grades_csv(tmp_path: Path):
     results["students"][0]["seconds"] = 5.3  # what a regrade orders the class by
     (tmp_path / "results.json").write_text(json.dumps(results))
     assert read_previous(tmp_path) == Previous({"ada": points(9, a=4, b=5)}, 7, {"ada": 5.3})
+    results["students"][0]["seconds"] = "slow"  # a hand-edited file: the points still count
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    assert read_previous(tmp_path) == Previous({"ada": points(9, a=4, b=5)}, 7, {})
     (tmp_path / "results.json").write_text("{not json")
     assert read_previous(tmp_path) is None  # an unreadable earlier run does not stop the new one
