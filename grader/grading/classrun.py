@@ -31,7 +31,7 @@ from ..results import RunInfo, SubmissionResult, zero_submission
 from ..sandbox.ladder import Rung, keep_from_same_uid
 from ..sandbox.paths import SCRATCH
 from ..sandbox.spec import Hello
-from ..submissions.load import ClassFolder, discover
+from ..submissions.load import ClassFolder, discover, student_id
 from ..summary import Summary, Tally
 from .host import default_cpus, memory_warning
 from .job import Job, Pool
@@ -289,7 +289,7 @@ def slowest_first(folders: Sequence[Path], previous: Previous | None) -> list[Pa
     if previous is None or not previous.seconds:
         return list(folders)
     typical = statistics.median(previous.seconds.values())
-    return sorted(folders, key=lambda folder: -previous.seconds.get(folder.name, typical))
+    return sorted(folders, key=lambda folder: -previous.seconds.get(student_id(folder), typical))
 
 
 def _options(name: str, reporter_options: Mapping[str, Mapping[str, Any]], class_dir: Path,

@@ -118,16 +118,20 @@ def discover(class_dir: Path, assignment: str = "", notebooks: tuple[str, ...] =
     return ClassFolder(tuple(sorted(students, key=key)), tuple(sorted(skipped)))
 
 
+def student_id(folder: Path) -> str:
+    """The id a student's results go by: the folder's name. A name that is not UTF-8 (bytes
+    from another system) gets U+FFFD where they were: the id must be writable to the UTF-8
+    grades.csv and results.json."""
+    return os.fsencode(folder.name).decode("utf-8", errors="replace")
+
+
 def load_submission(folder: Path, assignment: str, notebooks: tuple[str, ...]) -> Submission:
     folder = Path(folder)
     files = tuple(_load_notebook(folder, assignment, nb) for nb in notebooks)
     if files and all(f.path is None for f in files):  # nothing found: say what was there instead
         held = _holds(folder)
         files = tuple(replace(f, problem=f"{f.problem} ({held})") for f in files)
-    # A name that is not UTF-8 (bytes from another system) gets U+FFFD where they were: the
-    # id must be writable to the UTF-8 grades.csv and results.json.
-    student = os.fsencode(folder.name).decode("utf-8", errors="replace")
-    return Submission(student=student, folder=folder, files=files)
+    return Submission(student=student_id(folder), folder=folder, files=files)
 
 
 # Upload names that still count as the notebook: another copy's " (1)", "-2", " copy".

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import signal
 from collections.abc import Iterator
@@ -111,3 +112,11 @@ def test_a_regrade_deals_out_first_the_students_who_took_longest(tmp_path):
         student["seconds"] = {first[-1]: 9.0, first[0]: 0.1}.get(student["student"], 1.0)
     (out / "results.json").write_text(json.dumps(results), encoding="utf-8")
     assert graded_order() == [first[-1], *first[1:-1], first[0]]
+
+
+def test_a_regrade_finds_the_seconds_of_a_folder_whose_name_is_not_utf8(tmp_path):
+    odd = tmp_path / os.fsdecode(b"z\xffe")  # results.json knows it as "z\ufffde"
+    ada, bob, cy = (tmp_path / name for name in ("ada", "bob", "cy"))
+    previous = Previous({}, 1, {"ada": 0.2, "bob": 5.3, "cy": 0.4, "z\ufffde": 0.1})
+    # not found, it would count as typical (0.3) and come before ada
+    assert classrun.slowest_first([ada, odd, bob, cy], previous) == [bob, cy, ada, odd]
