@@ -42,6 +42,13 @@ class Limits:
     processes: int
     file_size_mb: int
     output_kb: int
+    # The largest frame a sandbox may send (a reply, or its list of cell errors): the worker
+    # refuses a longer one from its header, so parsing one costs it at most a fixed multiple.
+    reply_mb: int
+
+    @property
+    def reply_bytes(self) -> int:
+        return self.reply_mb * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -90,6 +97,7 @@ _TOP_KEYS = {"assignment", "notebooks", "limits", "tolerances", "items"}
 _LIMIT_TYPES: dict[str, type] = {
     "load_seconds": float, "cell_seconds": float, "item_seconds": float, "memory_mb": int,
     "processes": int, "file_size_mb": int, "output_kb": int,
+    "reply_mb": int,
 }
 
 

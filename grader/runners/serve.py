@@ -14,6 +14,13 @@ from typing import Any
 
 from .. import wire
 
+# A notebook's cell errors as they are kept: the first ``CELL_ERRORS``, each cut to
+# ``ERROR_CHARS``, then one line that counts the rest. Applied where they are produced (the
+# sandbox) and again where they are read (the worker): a notebook of 64,000 raising cells
+# would otherwise be a result of hundreds of megabytes.
+CELL_ERRORS = 50
+ERROR_CHARS = 2000
+
 # Cell magics whose body is ordinary Python that a kernel would run.
 _RUN_BODY_MAGICS = {"time", "timeit", "capture", "prun"}
 
@@ -66,6 +73,29 @@ def exec_cell(number: int, source: str | types.CodeType, namespace: dict[str, An
     finally:
         _flush()
     return None
+
+
+def kept_errors(errors: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """``errors`` (cell number, error), in cell order, within the caps: past ``CELL_ERRORS``,
+    one more entry, at the first cell left out, says how many were."""
+    kept = [(number, error[:ERROR_CHARS]) for number, error in errors[:CELL_ERRORS]]
+    if len(errors) > CELL_ERRORS:
+        rest = len(errors) - CELL_ERRORS
+        kept.append((errors[CELL_ERRORS][0], f"... and {rest} more cell(s) raised errors "
+                                            f"(only the first {CELL_ERRORS} are kept)"))
+    return kept
+
+
+class ReplyTooLarge(Exception):
+    """What a call that returned more than the run's reply limit raised, as the grader sees it."""
+
+
+def reply_too_long(length: int, limit: int) -> dict[str, Any]:
+    """The reply sent in place of one of ``length`` bytes, over ``limit``: the call's error."""
+    mb = limit / (1 << 20)
+    error = ReplyTooLarge(f"the value returned is {length} bytes as sent to the grader, over the "
+                          f"limit of {mb:g} MB (limits.reply_mb)")
+    return wire.Reply(error=wire.encode_error(error)).to_json()
 
 
 def handle(message: Any, namespace: dict[str, Any]) -> dict[str, Any]:
@@ -197,7 +227,7 @@ def _describe(exc: BaseException) -> str:
         text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
     except Exception:
         text = type(exc).__name__
-    return text[:2000]
+    return text[:ERROR_CHARS]
 
 
 def _flush() -> None:

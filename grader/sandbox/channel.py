@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Callable
 from typing import Any
 
 from .. import frames
@@ -24,14 +25,21 @@ class Channel:
         self.arrived = frames.Incoming()
         self.owner = os.getpid()
         self.answering = 0
+        self.limit = frames.MAX_FRAME  # the run's reply limit, once the load request gives it
 
     def _mine(self) -> None:
         if os.getpid() != self.owner:
             os._exit(0)
 
-    def send(self, message: Any) -> None:
+    def send(self, message: Any, instead: Callable[[int, int], Any] | None = None) -> None:
+        """``message``; one longer than ``limit`` is replaced by ``instead(its length, limit)``
+        (the grader would refuse it, and the sandbox with it)."""
         self._mine()
-        self.sock.sendall(frames.pack([self.answering, message]))
+        frame = frames.pack([self.answering, message])
+        length = len(frame) - frames.HEADER_SIZE
+        if instead is not None and length > self.limit:
+            frame = frames.pack([self.answering, instead(length, self.limit)])
+        self.sock.sendall(frame)
 
     def receive(self) -> Any:
         self._mine()

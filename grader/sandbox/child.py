@@ -272,15 +272,16 @@ def _serve(sock: socket.socket, kill_all: bool, signals: bool) -> int:
             pass
     nullplot.install()  # figures are not graded; drawing them would cost more than the checks
     namespace = serve.new_namespace(job["notebook"])
+    channel.limit = job["reply_bytes"]
     errors = []
     for number, source in job["cells"]:
         channel.send({"event": "cell", "number": number})
         error = serve.exec_cell(number, source, namespace)
         if error is not None:
-            errors.append([number, error])
+            errors.append((number, error))
     _reset_signals(handlers)
     threads = _thread_count()
-    channel.send({"event": "loaded", "errors": errors})
+    channel.send({"event": "loaded", "errors": serve.kept_errors(errors)})
     while True:
         message = channel.receive()
         if message is None or message.get("op") == "close":
@@ -292,7 +293,7 @@ def _serve(sock: socket.socket, kill_all: bool, signals: bool) -> int:
             # threads cannot be ended one by one, so the grader starts a new sandbox.
             channel.send({"event": "item_done", "threads": max(0, _thread_count() - threads)})
             continue
-        channel.send(serve.handle(message, namespace))
+        channel.send(serve.handle(message, namespace), instead=serve.reply_too_long)
 
 
 def _thread_count() -> int:

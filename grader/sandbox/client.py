@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 
 from .. import frames, wire
 from ..assignment.config import Limits
+from ..runners import serve
 from ..runners.protocol import ItemOutput, ItemTimeout, LoadOutcome, RunnerLost
 from ..submissions.load import SourceFile
 from .handles import Zygote
@@ -104,7 +105,7 @@ class SandboxRunner:
         self.deadline = min(load_deadline, time.monotonic() + self.limits.cell_seconds)
         cell = None
         try:
-            self._send({"notebook": source.notebook,
+            self._send({"notebook": source.notebook, "reply_bytes": self.limits.reply_bytes,
                         "cells": [[c.number, c.source] for c in source.cells]})
             while True:
                 message = self._receive()
@@ -197,12 +198,13 @@ class SandboxRunner:
         os.close(self.out)
         return status
 
-    def _lose(self, why: str, timeout: bool = False) -> NoReturn:
+    def _lose(self, why: str, timeout: bool = False, killed: bool = False) -> NoReturn:
+        """``killed``: ``why`` is why the sandbox was killed; its exit status adds nothing."""
         status = self._stop()
         self.lost = why
         if timeout:
             raise ItemTimeout(why)
-        if status is not None and "process" not in why:
+        if status is not None and "process" not in why and not killed:
             why = f"{why}; {describe_exit(status)}"
         raise RunnerLost(why)
 
@@ -229,6 +231,10 @@ class SandboxRunner:
                 length = frames.unpack_header(header)
             except frames.WireError as exc:
                 self._lose(f"the sandbox sent a malformed reply ({exc})")
+            # Refused before it is read: parsing costs up to 25 times a frame's length.
+            if length > self.limits.reply_bytes:
+                self._lose(f"the sandbox sent a reply of {length} bytes, over the limit of "
+                           f"{self.limits.reply_mb} MB (limits.reply_mb)", killed=True)
             body = self._read(length)
             try:
                 frame = frames.parse(body)
@@ -292,11 +298,15 @@ class SandboxRunner:
 
 
 def _cell_errors(errors: Any) -> tuple[tuple[int, str], ...]:
-    """The child's list of [cell number, error] pairs, checked: it is the student's process."""
+    """The child's list of [cell number, error] pairs, checked and capped again: it is the
+    student's process. The child's own line counting the errors past the cap is kept."""
     if not isinstance(errors, list):
         return ()
-    return tuple((n, str(e)[:2000]) for n, e in (pair for pair in errors if isinstance(pair, list)
-                                                   and len(pair) == 2) if type(n) is int)
+    pairs = [(n, str(e)) for n, e in (pair for pair in errors if isinstance(pair, list)
+                                      and len(pair) == 2) if type(n) is int]
+    if len(pairs) > serve.CELL_ERRORS + 1:
+        return tuple(serve.kept_errors(pairs))
+    return tuple((n, e[:serve.ERROR_CHARS]) for n, e in pairs)
 
 
 def default_hidden(class_dir: Path | None, outputs: tuple[Path, ...] = (),

@@ -77,7 +77,7 @@ notebooks:
   attention_numpy:
     items: [softmax]
 limits: {{load_seconds: 30, cell_seconds: 5, item_seconds: 5, memory_mb: 1024, processes: 16,
-         file_size_mb: 4, output_kb: 16}}
+         file_size_mb: 4, output_kb: 16, reply_mb: 4}}
 tolerances:
   float64: {{rtol: 1.0e-7, atol: 1.0e-9}}
   float32: {{rtol: 2.0e-4, atol: 2.0e-5}}

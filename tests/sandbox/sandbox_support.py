@@ -16,7 +16,8 @@ from grader.sandbox.ladder import probe
 from grader.submissions.load import Cell, SourceFile
 
 LIMITS = Limits(
-    load_seconds=5, cell_seconds=3, item_seconds=2, memory_mb=512, processes=32, file_size_mb=1, output_kb=8
+    load_seconds=5, cell_seconds=3, item_seconds=2, memory_mb=512, processes=32, file_size_mb=1, output_kb=8,
+    reply_mb=4
 )
 SECRET = "ATTENTION_SANDBOX_TEST_SECRET"
 
