@@ -45,6 +45,7 @@ class Incoming:
 
     def __init__(self) -> None:
         self.pending = bytearray()
+        self.broken = False  # a header over the limit came: nothing after it can be framed
 
     def take(self, size: int) -> bytes | None:
         """The next ``size`` bytes, or None while fewer have arrived."""
@@ -62,13 +63,24 @@ class Incoming:
         self.pending += chunk
 
     def whole(self) -> list[Any]:
-        """The messages of every frame that has arrived in full; a frame still arriving stays."""
-        found = []
-        while len(self.pending) >= HEADER_SIZE:
-            end = HEADER_SIZE + unpack_header(bytes(self.pending[:HEADER_SIZE]))
+        """The messages of every frame that has arrived in full; a frame still arriving stays.
+        A frame that is not JSON is its ``WireError`` in the list, and the next one is read; a
+        header over the limit ends the list with its ``WireError``, and the stream is ``broken``."""
+        found: list[Any] = []
+        while not self.broken and len(self.pending) >= HEADER_SIZE:
+            try:
+                end = HEADER_SIZE + unpack_header(bytes(self.pending[:HEADER_SIZE]))
+            except WireError as exc:
+                self.broken = True
+                self.pending.clear()
+                found.append(exc)
+                break
             if len(self.pending) < end:
                 break
-            found.append(parse(bytes(self.pending[HEADER_SIZE:end])))
+            try:
+                found.append(parse(bytes(self.pending[HEADER_SIZE:end])))
+            except WireError as exc:
+                found.append(exc)
             del self.pending[:end]
         return found
 

@@ -50,6 +50,20 @@ def test_whole_hands_out_the_frames_that_have_arrived_and_keeps_a_partial_one():
     assert incoming.whole() == ["c"] and incoming.whole() == []
 
 
+def test_whole_hands_out_a_frame_it_cannot_read_as_its_error_and_stops_at_one_too_long():
+    bad = len(b"{no").to_bytes(4, "big") + b"{no"
+    too_long = (frames.MAX_FRAME + 1).to_bytes(4, "big") + b"[[],"
+    incoming = frames.Incoming()
+    incoming.add(frames.pack(1) + bad + frames.pack(2) + too_long + frames.pack(3))
+    found = incoming.whole()
+    assert found[0] == 1 and found[2] == 2 and len(found) == 4
+    assert isinstance(found[1], WireError) and "malformed" in str(found[1])
+    assert isinstance(found[3], WireError) and "exceeds" in str(found[3])
+    assert incoming.broken  # what follows cannot be framed
+    incoming.add(frames.pack(4))
+    assert incoming.whole() == []
+
+
 def test_framing_imports_no_numpy():
     # A run's main process frames its requests before it imports numpy (grader.grading.local).
     probe = "import sys, grader.frames, grader.grading.local; print('numpy' in sys.modules)"

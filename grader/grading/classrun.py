@@ -34,7 +34,7 @@ from ..sandbox.spec import Hello
 from ..submissions.load import ClassFolder, discover, student_id
 from ..summary import Summary, Tally
 from .host import default_cpus, memory_warning
-from .job import Job, Pool
+from .job import Job, Pool, SubmissionFailed
 from .local import local
 
 
@@ -150,9 +150,13 @@ def grade(run: Run, submissions: Sequence[Path], log: Callable[[str], None] = _s
     completion order. With the run's ``examples``, each item's public example runs too, and
     its pictures come with the result; with ``diagnose``, an item that lost points is
     explained by the catalogue's known mistakes (``grader.diagnosis``). A folder the grader
-    itself fails on still gets a result (zero, saying so)."""
+    itself fails on still gets a result (zero, saying so), and so does one that failed by
+    what it did (``SubmissionFailed``: its row gives the reason)."""
     for folder, outcome in run.workers.pool.grade(list(submissions), run.job) if submissions else ():
-        if isinstance(outcome, BaseException):
+        if isinstance(outcome, SubmissionFailed):
+            log(f"error: {folder.name}: {outcome}")
+            yield zero_submission(folder.name, run.bundle.assignment, str(outcome))
+        elif isinstance(outcome, BaseException):
             log(f"error: the grader failed on {folder.name}: {type(outcome).__name__}: {outcome}")
             yield zero_submission(folder.name, run.bundle.assignment,
                                   f"the grader itself failed ({type(outcome).__name__}); ask your instructor")

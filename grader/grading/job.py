@@ -31,7 +31,13 @@ class Job:
         return cls(**{**data, "hidden": tuple(data["hidden"])})
 
 
-Outcome = tuple[Path, "str | BaseException"]  # the result as JSON text, or the grader's own failure
+class SubmissionFailed(Exception):
+    """One student's folder could not be graded because of what it did (its result was not
+    readable, or its grading ended the grading process twice): the message is the reason its
+    row gives. Every other exception of an outcome is the grader's own failure."""
+
+
+Outcome = tuple[Path, "str | BaseException"]  # the result as JSON text, or why there is none
 
 
 class Pool(Protocol):

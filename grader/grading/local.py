@@ -29,7 +29,7 @@ from typing import Any
 from .. import frames
 from ..sandbox.handles import start_image
 from ..sandbox.spec import SandboxError
-from .job import Job, Outcome, Pool
+from .job import Job, Outcome, Pool, SubmissionFailed
 
 IN_FLIGHT = 2  # folders sent to a worker ahead of its replies
 _HELLO = Path()  # stands in the queue for a hello's reply
@@ -56,8 +56,9 @@ class _Worker:
         self.channel.sendall(frames.pack({**request, "job": job.to_json()}))
         self.asked.append(folder)
 
-    def replies(self) -> Iterator[dict[str, Any]] | None:
-        """The replies that have arrived in full (one ``recv``); None once the worker is gone."""
+    def replies(self) -> Iterator[Any] | None:
+        """The replies that have arrived in full (one ``recv``), a frame that could not be read
+        as its ``WireError`` (``incoming.broken`` after one too long); None once the worker is gone."""
         try:
             chunk = self.channel.recv(1 << 20)
         except BlockingIOError:
@@ -70,11 +71,26 @@ class _Worker:
         return iter(self.incoming.whole())
 
 
+def _outcome(reply: Any) -> str | BaseException:
+    """A worker's reply for a folder as its outcome. A reply that could not be read is that
+    student's failure (what it holds comes from the student's files), never the run's."""
+    if isinstance(reply, frames.WireError):
+        return SubmissionFailed(f"the grader could not read this submission's result ({reply})")
+    if type(reply) is dict and type(reply.get("ok")) is str:
+        return str(reply["ok"])
+    error = reply.get("error") if type(reply) is dict else None
+    if type(error) is list and len(error) == 2 and all(type(e) is str for e in error):
+        return _failure(*error)
+    return SubmissionFailed("the grader could not read this submission's result (not a result)")
+
+
 class _Local:
     def __init__(self, jobs: int, warm: tuple[str, ...], for_students: tuple[str, ...], collapse: bool) -> None:
         self.jobs = jobs
         self.job: Job | None = None
         self.replaced = 0
+        self.working = False  # a worker has graded a folder: the grader itself works
+        self.retried: set[Path] = set()  # folders graded again after their worker was lost
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # Ctrl-C at the terminal reaches the whole process group, and is this process's to
         # answer: the image starts with it blocked and ignores it from its first line on;
@@ -128,11 +144,12 @@ class _Local:
                 raise SandboxError("the grading worker ended (see its stderr above)")
             for reply in replies:
                 first.asked.popleft()
-                if "error" in reply:
-                    raise _failure(*reply["error"])
-                return str(reply["ok"])
+                outcome = _outcome(reply)
+                if isinstance(outcome, BaseException):
+                    raise outcome
+                return outcome
 
-    def _blocking_replies(self, worker: _Worker) -> Iterator[dict[str, Any]] | None:
+    def _blocking_replies(self, worker: _Worker) -> Iterator[Any] | None:
         worker.channel.setblocking(True)
         try:
             return worker.replies()
@@ -159,10 +176,12 @@ class _Local:
                         folder = worker.asked.popleft()
                         if folder is _HELLO:
                             continue  # its hello, asked with the others': an error shows on the folders
-                        if "error" in reply:
-                            yield folder, _failure(*reply["error"])
-                        else:
-                            yield folder, str(reply["ok"])
+                        outcome = _outcome(reply)
+                        self.working = self.working or isinstance(outcome, str)
+                        yield folder, outcome
+                    if worker.incoming.broken:  # its next frames cannot be found: the rest is graded again
+                        yield from self._lost(worker, queue, job, selector, to_blame=False)
+                        continue
                     yield from self._fill(worker, queue, job, selector)
         finally:
             selector.close()
@@ -186,17 +205,25 @@ class _Local:
             self._end(worker)
 
     def _lost(self, worker: _Worker, queue: deque[Path], job: Job,
-              selector: selectors.BaseSelector) -> Iterator[Outcome]:
-        """A worker that ended while it held folders: each of them gets the grader's own
-        failure, and a new worker takes its place (at most as many times as there are workers:
-        one that keeps ending is the grader's fault, and the rest of the class is told so)."""
+              selector: selectors.BaseSelector, to_blame: bool = True) -> Iterator[Outcome]:
+        """A worker that ended while it held folders: a new worker takes its place and grades
+        them again. The one it was grading (``to_blame``: the first) may be what ended it, the
+        worker's memory running out: it is graded once more at most, then its row says so; the
+        others cost nothing. Until a worker has graded a folder, at most as many replacements
+        start as there are workers: one that keeps ending then is the grader's fault, and the
+        rest of the class is told so. After, each folder ends at most two workers."""
         selector.unregister(worker.channel)
         self._end(worker)
-        for folder in worker.asked:
-            if folder is not _HELLO:
-                yield folder, SandboxError("the grading worker ended (see its stderr above)")
+        held = [folder for folder in worker.asked if folder is not _HELLO]
         worker.asked.clear()
-        replacement = self._start_worker() if self.replaced < self.jobs and queue else None
+        if held and to_blame:
+            if held[0] in self.retried:
+                yield held.pop(0), SubmissionFailed("the grading process was lost twice while grading "
+                                                    "this submission (its memory, or a crash)")
+            else:
+                self.retried.add(held[0])
+        queue.extendleft(reversed(held))
+        replacement = self._start_worker() if (self.working or self.replaced < self.jobs) and queue else None
         if replacement is None:
             if not selector.get_map():
                 while queue:

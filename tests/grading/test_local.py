@@ -21,7 +21,6 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.grading.job import Job
 from grader.grading.local import local
-from grader.sandbox.spec import SandboxError
 
 pytest.importorskip("torch")
 
@@ -173,7 +172,7 @@ def smaps(pid: int, key: str) -> int:
     raise AssertionError(f"no {key} in smaps_rollup of {pid}")
 
 
-def test_workers_that_end_cost_only_the_folders_they_held_and_are_replaced(tmp_path):
+def test_workers_that_end_are_replaced_and_the_folders_they_held_graded_again(tmp_path):
     folders, job = correct_class(tmp_path, 8)
     outcomes: dict[str, object] = {}
     with local(2, BUNDLE.warm, BUNDLE.warm_for_students) as pool:
@@ -186,11 +185,9 @@ def test_workers_that_end_cost_only_the_folders_they_held_and_are_replaced(tmp_p
             os.kill(worker, signal.SIGKILL)
         outcomes.update((folder.name, outcome) for folder, outcome in graded)
     assert sorted(outcomes) == sorted(f.name for f in folders)  # every folder once
-    lost = [name for name, outcome in outcomes.items() if not isinstance(outcome, str)]
-    assert 1 <= len(lost) <= 4, outcomes  # what the killed workers held: two in flight each at most
-    assert all(isinstance(outcomes[name], SandboxError) for name in lost)
-    scores = [json.loads(o)["score"] for o in outcomes.values() if isinstance(o, str)]
-    assert scores == [BUNDLE.assignment.max_score] * (len(folders) - len(lost))  # the rest: by their replacements
+    # What the killed workers held (two in flight each at most) too: by their replacements.
+    scores = [json.loads(o)["score"] if isinstance(o, str) else o for o in outcomes.values()]
+    assert scores == [BUNDLE.assignment.max_score] * len(folders)
 
 
 def test_workers_gone_before_the_first_folder_are_replaced_and_nothing_is_lost(tmp_path):
