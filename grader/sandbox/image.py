@@ -46,6 +46,18 @@ from .zygote import (
     warm_up,
 )
 
+# Under memory pressure the kernel's OOM killer ends the process of highest score (its memory
+# plus this adjustment), so the order is what each loss costs: a sandbox (1000, set by itself)
+# costs one item; a worker or a zygote (this) the folders its worker held, which a replacement
+# grades again; the image and the run's main process (0, the caller's) the whole run. Raising
+# a score needs no privilege.
+TRUSTED_OOM_SCORE_ADJ = 500
+
+
+def _oom_score_adj(value: int) -> None:
+    with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as handle:
+        handle.write(str(value))
+
 
 class _Image:
     def __init__(self, control: socket.socket, entry: str) -> None:
@@ -116,6 +128,7 @@ class _Image:
         if pid == 0:  # the child must never return into the image's loop
             code = 70
             try:
+                _oom_score_adj(TRUSTED_OOM_SCORE_ADJ)
                 for fd, wrapper in self.held.items():
                     if fd not in keep:
                         with contextlib.suppress(OSError):

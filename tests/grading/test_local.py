@@ -21,6 +21,7 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.grading.job import Job
 from grader.grading.local import local
+from grader.sandbox.image import TRUSTED_OOM_SCORE_ADJ
 
 pytest.importorskip("torch")
 
@@ -135,6 +136,23 @@ def test_the_workers_grade_and_the_image_and_zygotes_hold_nothing_of_theirs(tmp_
     assert [mapped[z] for z in [image, *family["zygote"]]] == [True] * (jobs + 1)
     assert not pool.process  # type: ignore[attr-defined]
     assert not any(Path(f"/proc/{pid}").exists() for pid in held)
+
+
+def oom_score_adj(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/oom_score_adj").read_text())
+
+
+def test_the_oom_killer_takes_a_worker_or_zygote_before_the_image_and_the_run(tmp_path):
+    """A worker lost costs a regrade of its folders; the image or the run, every student's
+    (a sandbox, 1000, goes before either: tests/sandbox/test_sandbox_bounds.py)."""
+    _, job = correct_class(tmp_path, 1)
+    with local(1, BUNDLE.warm, BUNDLE.warm_for_students) as pool:
+        pool.hello(job)
+        image = pool.process.pid  # type: ignore[attr-defined]
+        trusted = {kind(pid): oom_score_adj(pid) for pid in children(image)}
+        assert oom_score_adj(image) == oom_score_adj(os.getpid())  # the run's own
+    assert trusted == {"worker": TRUSTED_OOM_SCORE_ADJ, "zygote": TRUSTED_OOM_SCORE_ADJ}
+    assert oom_score_adj(os.getpid()) < TRUSTED_OOM_SCORE_ADJ < 1000
 
 
 def correct_class(tmp_path: Path, size: int) -> tuple[list[Path], Job]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 from sandbox_support import LIMITS, needs_namespaces
@@ -53,6 +54,11 @@ def test_a_value_over_the_reply_limit_is_the_requests_error_and_the_sandbox_goes
     error = wire.decode(wire.Reply.from_json(reply).error)
     assert error.type == "ReplyTooLarge" and "over the limit of 4 MB (limits.reply_mb)" in error.message
     assert box.call("returns", 3).tolist() == [0, 0, 0]  # the same sandbox: nothing was lost
+
+
+def test_the_oom_killer_takes_a_sandbox_first(box):
+    """Its score is above every trusted process's (tests/grading/test_local.py): one item lost."""
+    assert Path(f"/proc/{box.pid}/oom_score_adj").read_text() == "1000\n"
 
 
 def loaded(zygote, hide, cells: list[str]) -> SandboxRunner:
