@@ -44,6 +44,8 @@ def test_every_check_in_the_grader_is_graded():
         (lambda d: d.update(extra=1), "extra"),
         (lambda d: d["limits"].pop("item_seconds"), "limits.item_seconds"),
         (lambda d: d["limits"].update(memory_mb="lots"), "limits.memory_mb"),
+        (lambda d: d["limits"].pop("reply_mb"), "limits.reply_mb"),
+        (lambda d: d["limits"].update(reply_mb=0), "limits.reply_mb"),
         (lambda d: d["items"].pop("softmax"), "items.softmax"),
         (lambda d: d["items"]["softmax"]["checks"].update(made_up=1), "items.softmax.checks.made_up"),
         (lambda d: d["items"]["softmax"]["checks"].update(rows_sum_to_one=-1), "items.softmax.checks.rows_sum_to_one"),

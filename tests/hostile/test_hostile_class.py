@@ -41,6 +41,7 @@ from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, parse_assig
 from grader.frames import MAX_FRAME
 from grader.grading.score import run_item
 from grader.runners.inprocess import InProcessRunner
+from grader.runners.serve import CELL_ERRORS
 from grader.sandbox.ladder import DEGRADED, probe
 from grader.sandbox.paths import PROJECT_ROOT
 from grader.sandbox.zygote import SANDBOX_UID_BASE
@@ -552,6 +553,29 @@ def _is_socket(fd):
 
 BACKGROUND_RUNS = 20  # the crossing it caused showed in 3 runs of 10 as root, 8 of 8 without namespaces
 
+# One well-formed frame of ``[]`` just under the frame limit: before the reply limit, a worker
+# read and parsed it (6.5 GB, 25 times its length).
+REPLY_BOMB = """
+import contextlib as _contextlib, os as _os, stat as _stat, struct as _struct
+
+def softmax(x, axis=-1):
+    body = b"[1,[" + b"[]," * ((@@MAX_FRAME@@ - 16) // 3) + b"[]]]"
+    for fd in range(3, 256):
+        with _contextlib.suppress(OSError):
+            if _stat.S_ISSOCK(_os.fstat(fd).st_mode):
+                _os.write(fd, _struct.pack(">I", len(body)) + body)
+    return np.zeros(np.shape(x))
+"""
+RAISING_CELLS = 10_000  # 64,000 in the issue; fewer here to keep the load within the corpus's LOAD_SECONDS
+
+
+def raising_notebook(code: str, cells: int) -> str:
+    """An .ipynb of ``code`` in one cell, then ``cells`` cells that each raise 2,000 quotes
+    (which JSON doubles at every crossing)."""
+    raising = {"cell_type": "code", "source": "raise ValueError('\"' * 1999)"}
+    return json.dumps({"cells": [{"cell_type": "code", "source": code}] + [raising] * cells,
+                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
 
 @dataclass
 class Student:
@@ -561,6 +585,7 @@ class Student:
     # ``control`` (the same mistake without the hostility) to get the exact expectation.
     zero: tuple[str, ...] = ()
     control: dict[str, str] = field(default_factory=dict)  # item -> control code (appended)
+    files: dict[str, str] = field(default_factory=dict)  # more files of its folder: name -> text
 
 
 _BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
@@ -581,6 +606,12 @@ HONEST = {
             (DEFAULT_ASSIGNMENT.parent / "catalogue/mutants/mha_no_scale.py").read_text(), TORCH
         ),
     ),
+}
+
+HOSTILE_BOUNDS = {
+    # Graded from the notebook, which comes before the .py (the reference alone: the same grade).
+    "cell_error_flood": Student(NUMPY, TORCH, files={"attention_numpy.ipynb": raising_notebook(NUMPY, RAISING_CELLS)}),
+    "reply_bomb": Student(appended(REPLY_BOMB), zero=("softmax",)),
 }
 
 HOSTILE = {
@@ -622,6 +653,7 @@ HOSTILE = {
     "read_secrets": Student(appended(READ_SECRETS), control={"softmax": NAN_SOFTMAX}),
     "uncommon_imports": Student(appended(UNCOMMON_IMPORTS), appended(UNCOMMON_IMPORTS_TORCH, TORCH)),
     **{f"background_{n:02}": Student(BACKGROUND + NUMPY, BACKGROUND + TORCH) for n in range(BACKGROUND_RUNS)},
+    **HOSTILE_BOUNDS,
 }
 
 
@@ -667,6 +699,8 @@ def write_class(class_dir: Path, students: dict[str, Student], paths: dict[str, 
             (folder / "attention_numpy.py").write_text(fill(student.numpy, paths), encoding="utf-8")
         if student.torch is not None:
             (folder / "attention_torch.py").write_text(fill(student.torch, paths), encoding="utf-8")
+        for file_name, text in student.files.items():
+            (folder / file_name).write_text(text, encoding="utf-8")
 
 
 def digest(folder: Path) -> str:
@@ -1023,6 +1057,24 @@ def test_printed_floods_are_captured_and_capped(corpus):
     assert softmax["output_dropped"] >= (50 << 20) - cap
     feedback = (corpus.hostile.out / "feedback" / "print_flood.md").read_text(encoding="utf-8")
     assert len(feedback) < cap + 20_000 and "more bytes of output were not kept" in feedback
+
+
+def test_a_flood_of_cell_errors_is_capped_and_its_row_stays_small(corpus):
+    result = corpus.hostile.results["cell_error_flood"]
+    errors = result["notebooks"][0]["cell_errors"]
+    assert len(errors) == CELL_ERRORS + 1
+    assert errors[-1][1] == (f"... and {RAISING_CELLS - CELL_ERRORS} more cell(s) raised errors "
+                             f"(only the first {CELL_ERRORS} are kept)")
+    assert len(json.dumps(result)) < 500_000  # 50 errors of 2,000 characters, escaped
+
+
+def test_a_reply_over_the_limit_costs_only_its_item_and_is_never_read(corpus):
+    result = corpus.hostile.results["reply_bomb"]
+    softmax = next(i for i in result["items"] if i["name"] == "softmax")
+    limit = f"over the limit of {corpus.assignment.limits.reply_mb} MB (limits.reply_mb)"
+    assert limit in softmax["checks"][0]["message"], softmax["checks"][0]["message"]
+    # Refused from its header: the student's whole grading costs about what an honest one does.
+    assert result["seconds"] < 2 * LOAD_SECONDS + ITEM_SECONDS, result["seconds"]
 
 
 def test_the_run_stays_quick_and_names_its_rung(corpus):
