@@ -18,6 +18,7 @@ import yaml
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT, ConfigError
 from grader.grading import classrun
+from grader.grading.job import Job, SubmissionFailed
 from grader.regrade import Previous
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
@@ -120,3 +121,19 @@ def test_a_regrade_finds_the_seconds_of_a_folder_whose_name_is_not_utf8(tmp_path
     previous = Previous({}, 1, {"ada": 0.2, "bob": 5.3, "cy": 0.4, "z\ufffde": 0.1})
     # not found, it would count as typical (0.3) and come before ada
     assert classrun.slowest_first([ada, odd, bob, cy], previous) == [bob, cy, ada, odd]
+
+
+def test_a_submission_that_failed_by_what_it_did_gets_a_row_that_says_why_and_the_run_goes_on(tmp_path):
+    class Pool:
+        def grade(self, folders: list[Path], job: object) -> Iterator[tuple[Path, object]]:
+            yield folders[0], SubmissionFailed("the grading process was lost twice while grading this submission")
+            yield folders[1], RuntimeError("a bug")
+
+    lines: list[str] = []
+    run = classrun.Run(BUNDLE, Job("a.yaml", 1, str(tmp_path), ()), classrun.Workers(Pool(), 1, "--jobs", "local"),
+                       None)  # type: ignore[arg-type]
+    rows = list(classrun.grade(run, [tmp_path / "ada", tmp_path / "bob"], log=lines.append))
+    assert [(row.student, row.score) for row in rows] == [("ada", 0.0), ("bob", 0.0)]
+    assert rows[0].items[0].error == "the grading process was lost twice while grading this submission"
+    assert rows[1].items[0].error == "the grader itself failed (RuntimeError); ask your instructor"
+    assert lines[0] == "error: ada: the grading process was lost twice while grading this submission"
