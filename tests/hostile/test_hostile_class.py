@@ -553,17 +553,22 @@ def _is_socket(fd):
 
 BACKGROUND_RUNS = 20  # the crossing it caused showed in 3 runs of 10 as root, 8 of 8 without namespaces
 
-# One well-formed frame of ``[]`` just under the frame limit: before the reply limit, a worker
-# read and parsed it (6.5 GB, 25 times its length).
+# One well-formed frame of ``[]`` just under the frame limit, its header first and its body
+# streamed (building it whole would take longer than the item): before the reply limit, a
+# worker read and parsed it (6.5 GB, 25 times its length).
 REPLY_BOMB = """
 import contextlib as _contextlib, os as _os, stat as _stat, struct as _struct
 
 def softmax(x, axis=-1):
-    body = b"[1,[" + b"[]," * ((@@MAX_FRAME@@ - 16) // 3) + b"[]]]"
+    chunk = b"[]," * (1 << 20)
+    count = (@@MAX_FRAME@@ - 8) // len(chunk)
     for fd in range(3, 256):
         with _contextlib.suppress(OSError):
             if _stat.S_ISSOCK(_os.fstat(fd).st_mode):
-                _os.write(fd, _struct.pack(">I", len(body)) + body)
+                _os.write(fd, _struct.pack(">I", 8 + count * len(chunk)) + b"[1,[")
+                for _ in range(count):
+                    _os.write(fd, chunk)
+                _os.write(fd, b"[]]]")
     return np.zeros(np.shape(x))
 """
 RAISING_CELLS = 10_000  # 64,000 in the issue; fewer here to keep the load within the corpus's LOAD_SECONDS
