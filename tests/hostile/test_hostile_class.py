@@ -571,7 +571,7 @@ def softmax(x, axis=-1):
                 _os.write(fd, b"[]]]")
     return np.zeros(np.shape(x))
 """
-RAISING_CELLS = 10_000  # 64,000 in the issue; fewer here to keep the load within the corpus's LOAD_SECONDS
+RAISING_CELLS = 5_000  # 64,000 in the issue (about 200 us each): these load in about 1 s of LOAD_SECONDS
 
 
 def raising_notebook(code: str, cells: int) -> str:
