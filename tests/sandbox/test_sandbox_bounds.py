@@ -1,7 +1,7 @@
 """What a sandbox sends is bounded where it is produced and again where the worker reads it:
 a reply over ``limits.reply_mb`` (refused from its header, before a byte of it is read), and a
 notebook's cell errors (a count and a length each), so one notebook never makes a result of
-hundreds of megabytes."""
+hundreds of megabytes. On every rung."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from sandbox_support import LIMITS, needs_namespaces
+from sandbox_support import LIMITS
 
 from grader import wire
 from grader.runners.protocol import RunnerLost
@@ -38,7 +38,6 @@ def returns(size):
 
 @pytest.fixture
 def box(box_factory):
-    needs_namespaces()
     return box_factory(BOUNDS)
 
 
@@ -69,7 +68,6 @@ def loaded(zygote, hide, cells: list[str]) -> SandboxRunner:
 
 
 def test_cell_errors_are_capped_in_number_and_length_at_the_source(zygote, hide):
-    needs_namespaces()
     runner = loaded(zygote, hide, ["x = 1"] + [f"raise ValueError('{n}' * {ERROR_CHARS})" for n in range(300)])
     try:
         errors = runner.load.cell_errors
@@ -93,7 +91,6 @@ _os.write(_fd, _struct.pack(">I", len(_body)) + _body)
 def test_cell_errors_a_student_forges_are_capped_again_by_the_worker(zygote, hide):
     """The load's own reply (3 MB, within the reply limit), written by the student's first cell
     (request 1 is the load): the worker keeps no more of it than the sandbox would have sent."""
-    needs_namespaces()
     runner = loaded(zygote, hide, [FORGED_LOAD])
     try:
         errors = runner.load.cell_errors
