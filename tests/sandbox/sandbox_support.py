@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from grader import wire
-from grader.assignment.config import Limits
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT, Limits
 from grader.sandbox.client import SandboxRunner
 from grader.sandbox.handles import Zygote
-from grader.sandbox.ladder import probe
+from grader.sandbox.ladder import RUNG_VARIABLE, closed_to, probe
+from grader.sandbox.paths import PROJECT_ROOT
 from grader.submissions.load import Cell, SourceFile
 
 LIMITS = Limits(
@@ -69,6 +72,28 @@ def needs_namespaces() -> None:
     rung = probe()
     if not rung.namespaces:
         pytest.skip("this host gives no namespaces: " + "; ".join(rung.notes))
+
+
+def interpreter_closed_to_other_users() -> bool:
+    """Root, with this interpreter (or its venv) where another uid cannot list it."""
+    if os.geteuid() != 0:
+        return False
+    return bool(closed_to(65534, [Path(p) for p in sys.path if p and Path(p).is_dir()
+                                  and Path(p).resolve() != PROJECT_ROOT]))
+
+
+def forced_zygote(rung: str) -> Zygote:
+    """A zygote warm as for the attention bundle, on the rung ``rung`` (as
+    ATTENTION_GRADER_SANDBOX says it), this process's environment left as it was."""
+    saved = os.environ.get(RUNG_VARIABLE)
+    os.environ[RUNG_VARIABLE] = rung
+    try:
+        return Zygote(load_bundle(DEFAULT_ASSIGNMENT).warm)
+    finally:
+        if saved is None:
+            del os.environ[RUNG_VARIABLE]
+        else:
+            os.environ[RUNG_VARIABLE] = saved
 
 
 def pid_namespace(pid: int) -> str:
