@@ -43,7 +43,7 @@ from grader.grading.score import run_item
 from grader.runners.inprocess import InProcessRunner
 from grader.sandbox.ladder import DEGRADED, probe
 from grader.sandbox.paths import PROJECT_ROOT
-from grader.sandbox.zygote import SANDBOX_UID_BASE
+from grader.sandbox.zygote import uid_block
 from grader.submissions.load import Cell, SourceFile
 
 # The expected grades cover the torch notebook too.
@@ -940,7 +940,7 @@ def test_a_stray_of_a_run_would_be_seen_whatever_its_uid():
     # the one that started it (a shell that leaves a sleeper behind; as root, under a sandbox's
     # uid of its own) comes back to this test, and is counted.
     before = descendants()
-    uid = SANDBOX_UID_BASE + os.getpid() if os.geteuid() == 0 else None
+    uid = uid_block(os.getpid())[1] if os.geteuid() == 0 else None
     with runs_adopted():
         shell = subprocess.run(["sh", "-c", "sleep 600 >/dev/null 2>&1 & echo $!"], capture_output=True, text=True,
                                user=uid, check=True, timeout=60)

@@ -16,6 +16,7 @@ from grader.sandbox.client import SandboxRunner
 from grader.sandbox.handles import Zygote
 from grader.sandbox.ladder import RUNG_VARIABLE, closed_to, probe
 from grader.sandbox.paths import PROJECT_ROOT
+from grader.sandbox.zygote import UIDS_PER_ZYGOTE
 from grader.submissions.load import Cell, SourceFile
 
 LIMITS = Limits(
@@ -102,10 +103,10 @@ def pid_namespace(pid: int) -> str:
 
 def members(zygote: Zygote, namespace: str) -> set[int]:
     """The live processes of a sandbox whose PID namespace is ``namespace``: as root, every
-    process of the zygote's uid (so one that left the namespace would count too); otherwise
+    process of the zygote's uids (so one that left the namespace would count too); otherwise
     those in that namespace."""
     if zygote.rung.drop_uid:
-        return processes_of_uid(zygote.uid)
+        return processes_of_uids(range(zygote.uid, zygote.uid + UIDS_PER_ZYGOTE))
     found = set()
     for entry in os.listdir("/proc"):
         try:
@@ -116,8 +117,8 @@ def members(zygote: Zygote, namespace: str) -> set[int]:
     return found
 
 
-def processes_of_uid(uid: int) -> set[int]:
-    """Live (not zombie) processes whose real uid is ``uid``."""
+def processes_of_uids(uids: range) -> set[int]:
+    """Live (not zombie) processes whose real uid is one of ``uids``."""
     found = set()
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -127,7 +128,7 @@ def processes_of_uid(uid: int) -> set[int]:
         except OSError:
             continue
         fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        if int(fields["Uid"].split()[0]) == uid and fields["State"].split()[0] not in "ZX":
+        if int(fields["Uid"].split()[0]) in uids and fields["State"].split()[0] not in "ZX":
             found.add(int(entry))
     return found
 

@@ -1,5 +1,5 @@
 """No channel between sandboxes, and no new kernel surface, on the rung at hand and on the
-degraded one: the keyrings (shared by every process of a uid, and outliving them) refused,
+degraded one: as root, a uid per sandbox; the keyrings (shared by every process of a uid, and outliving them) refused,
 no new user namespace (unshare, clone, setns; clone3 answered ENOSYS, libc falling back),
 io_uring, BPF, perf and userfaultfd refused; threads, forks and torch still work."""
 
@@ -14,6 +14,7 @@ from sandbox_support import LIMITS, Box, forced_zygote, interpreter_closed_to_ot
 
 from grader.sandbox import guard
 from grader.sandbox.handles import Zygote
+from grader.sandbox.zygote import UIDS_PER_ZYGOTE
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -81,6 +82,9 @@ def surface(calls):
     made["clone"] = min(child, 0)
     return {name: -result if result < 0 else 0 for name, result in made.items()}
 
+def uid():
+    return os.getuid()
+
 def ordinary():
     # What libraries do: threads (glibc tries clone3 first), forks, torch.
     import torch
@@ -140,6 +144,25 @@ def test_the_keyring_carries_nothing_from_one_sandbox_to_the_next(rung_zygote, h
         assert receiver.call("request", calls) == -errno.EPERM
     finally:
         receiver.close()
+
+
+def test_each_sandbox_runs_as_a_uid_of_its_own(rung_zygote, hide):
+    if not rung_zygote.rung.drop_uid:
+        pytest.skip("not root: every sandbox runs as the grader's uid (in a user namespace of its "
+                    "own on the user-namespaces rung), and the filter refuses the keyrings")
+    first, second = _box(rung_zygote, hide), _box(rung_zygote, hide)  # both live at once
+    try:
+        uids = {first.call("uid"), second.call("uid")}
+    finally:
+        first.close()
+        second.close()
+    third = _box(rung_zygote, hide)  # after them
+    try:
+        uids.add(third.call("uid"))
+    finally:
+        third.close()
+    assert len(uids) == 3
+    assert all(rung_zygote.uid < uid < rung_zygote.uid + UIDS_PER_ZYGOTE for uid in uids)
 
 
 def test_no_new_namespace_and_no_exploit_surface(rung_zygote, hide):
