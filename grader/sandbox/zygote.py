@@ -29,6 +29,7 @@ from typing import Any
 from .. import linux
 from ..linux import CLONE_NEWUSER, MADV_COLLAPSE, PR_SET_CHILD_SUBREAPER
 from ..threads import pin_torch
+from . import cpushare
 from .ladder import NAMESPACES, Rung, imports_refused, keep_from_same_uid, probe
 from .spec import FOR_STUDENTS, ChildSpec, Hello, SandboxRequest
 
@@ -178,6 +179,7 @@ class _Sandboxes:
         self.address_space = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
         self.live: dict[int, str | None] = {}  # pid -> its scratch folder when it has no namespaces
         self.sweeper = _Sweeper(self.uids.of if rung.drop_uid else None, self.live)
+        self.cpu = cpushare.open_groups(os.getpid()) if rung.drop_uid else None
         # The user namespace comes first: it owns the others, so the child can set them up.
         self.flags = NAMESPACES | (CLONE_NEWUSER if rung.user_namespace else 0)
 
@@ -218,6 +220,8 @@ class _Sandboxes:
         self.live[pid] = workdir
         if rung.drop_uid:
             self.uids.of[pid] = uid
+        if self.cpu is not None:
+            self.cpu.enter(pid)  # before the reply: the student's code comes after it
         return pid
 
     def sweep(self, pid: int) -> int:
@@ -238,6 +242,8 @@ class _Sandboxes:
             self.sweeper.sweep(pid, spare=False)
         status = self.sweeper.status.pop(pid)
         self.uids.of.pop(pid, None)
+        if self.cpu is not None:
+            self.cpu.leave(pid)
         workdir = self.live.pop(pid)
         if workdir is not None:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -248,6 +254,8 @@ class _Sandboxes:
             if pid not in self.sweeper.status:
                 _kill(pid, self.rung.namespaces)
             self.sweeper.sweep(pid, spare=False)
+        if self.cpu is not None:
+            self.cpu.close()
 
 
 class _SandboxUids:
