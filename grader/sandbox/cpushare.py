@@ -83,6 +83,15 @@ def open_groups(zygote_pid: int) -> CpuGroups | None:
     return None
 
 
+def available() -> bool:
+    """Whether this process could give its sandboxes groups (tried, and undone)."""
+    groups = open_groups(os.getpid())
+    if groups is None:
+        return False
+    groups.close()
+    return True
+
+
 def _remove(group: Path) -> bool:
     """Remove an empty group; False while processes are still leaving it."""
     try:
