@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from sandbox_support import LIMITS, Box
+from sandbox_support import LIMITS, Box, processes_of_uids
 
 from grader.grading.host import cgroup_dirs
 from grader.sandbox import cpushare
@@ -16,18 +16,31 @@ from grader.sandbox import cpushare
 pytestmark = pytest.mark.timeout(120)
 
 CODE = r"""
-import os
+import os, time
+
+def spin(seconds):
+    # The CPU seconds this process gets over ``seconds`` of wall clock.
+    wall, cpu = time.monotonic(), time.process_time()
+    while time.monotonic() - wall < seconds:
+        pass
+    return time.process_time() - cpu
 
 def spinners(count):
     # Each in a session of its own: the kernel's autogroups would count each as a share.
+    # All forked first, then all spin.
+    gate, release = os.pipe()
     pids = []
     for _ in range(count):
         pid = os.fork()
         if pid == 0:
             os.setsid()
+            os.close(release)
+            os.read(gate, 1)
             while True:
                 pass
         pids.append(pid)
+    os.close(release)
+    os.close(gate)
     return pids
 """
 
@@ -83,3 +96,37 @@ def _in(pid: int, group: str) -> bool:
         return cpu_group(pid) == group
     except (OSError, IndexError):
         return False
+
+
+def test_a_sandbox_of_many_sessions_takes_one_share_of_the_cpu(zygote, hide, groups):
+    # Without a group each spinner's session is an autogroup of its own, weighing as much as a
+    # classmate's whole sandbox: 30 spinners took 30 times its CPU (63: 0.22 s -> 14 s). In a
+    # group each, the two weigh the same, whatever else runs on the machine.
+    hog, classmate = Box(zygote, CODE, LIMITS, hide), Box(zygote, CODE, LIMITS, hide)
+    try:
+        hog.call("spinners", LIMITS.processes - 2)  # fits the limit even in one uid with the classmate
+        uid = _uid(hog.pid)
+        before = _cpu_of_uid(uid)
+        theirs = classmate.call("spin", 1.0)
+        ours = _cpu_of_uid(uid) - before
+        assert ours < 4 * theirs, (ours, theirs)
+    finally:
+        hog.close()
+        classmate.close()
+
+
+def _uid(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1])
+
+
+def _cpu_of_uid(uid: int) -> float:
+    """CPU seconds (user and system) of the live processes of ``uid`` (a sandbox's, as root)."""
+    ticks = 0
+    for pid in processes_of_uids(range(uid, uid + 1)):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
