@@ -1196,7 +1196,9 @@ def test_a_cpu_hog_does_not_slow_the_classmates_graded_beside_it(corpus):
         pytest.skip(f"no CPU cgroup per sandbox on this host's {rung.name} rung: the process limit "
                     "and RLIMIT_CPU bound the hog, whose sessions each take a share of the CPU")
     # The honest class is graded while the hog spins (both runs start together, the hog first
-    # in its own): each of its students needs well under a second; beside 63 sessions, it
-    # waited out the hog's spin.
-    seconds = {name: corpus.honest.results[name]["seconds"] for name in HONEST}
-    assert max(seconds.values()) < 4, seconds
+    # in its own); the same students in the hostile run, long after the hog, say what they
+    # cost on this rung and machine. Beside 63 sessions they waited out the hog's spin
+    # (honest_partial: 5.4 s against 1.4 s); each now costs about the same beside it.
+    beside = {name: corpus.honest.results[name]["seconds"] for name in HONEST}
+    alone = {name: corpus.hostile.results[name]["seconds"] for name in HONEST}
+    assert all(beside[name] < 2 * alone[name] + 1 for name in HONEST), (beside, alone)
