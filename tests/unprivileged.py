@@ -81,7 +81,7 @@ def open_the_way(keep: list[Path]) -> None:
 
 def fresh_uid() -> int:
     """A uid no account and no process has (the range stays clear of the sandboxes' own
-    uids, SANDBOX_UID_BASE + a zygote's pid)."""
+    uids, from SANDBOX_UID_BASE up)."""
     taken = {int(line.split(":")[2]) for line in Path("/etc/passwd").read_text().splitlines()
              if line.count(":") >= 2}
     for entry in os.listdir("/proc"):

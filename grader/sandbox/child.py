@@ -118,8 +118,7 @@ def main(spec: ChildSpec, sock_fd: int, out_fd: int) -> int:
     filtered = not rung.namespaces and guard.available()
     if rules is not None:
         landlock.enforce(rules)
-    if filtered:
-        guard.install()
+    _filter(filtered)
     os.environ.clear()
     os.environ.update({"HOME": os.getcwd(), "TMPDIR": os.getcwd(), "MPLBACKEND": "Agg",
                        "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1", "LANG": "C.UTF-8",
@@ -131,6 +130,13 @@ def main(spec: ChildSpec, sock_fd: int, out_fd: int) -> int:
     sock = socket.socket(fileno=sock_fd)
     return _serve(sock, kill_all=rung.namespaces or rung.drop_uid,
                   signals=not filtered)
+
+
+def _filter(without_namespaces: bool) -> None:
+    """The system-call filter, last: on every rung, no keyring shared with another sandbox
+    and no new namespaces; without namespaces, nothing against the grader either."""
+    if guard.available():
+        guard.install(without_namespaces)
 
 
 def _mount(source: str | None, target: str, fstype: str | None, flags: int,

@@ -37,12 +37,12 @@ from .ladder import Rung
 from .spec import FOR_STUDENTS, Hello
 from .zygote import (
     CHILD,
-    SANDBOX_UID_BASE,
     _collapse_into_huge_pages,
     _reply,
     ignore_interrupts,
     refusal,
     serve,
+    uid_block,
     warm_up,
 )
 
@@ -113,7 +113,7 @@ class _Image:
         while self.waiting:
             control = self.waiting.pop(0)
             if refused is not None or rung is None:
-                _reply(control, Hello(rung, SANDBOX_UID_BASE + os.getpid(), refused).to_json())
+                _reply(control, Hello(rung, uid_block(os.getpid())[0], refused).to_json())
             else:
                 self._fork(keep={control.fileno()}, run=functools.partial(_serve_zygote, control, rung))
             del self.held[control.fileno()]
@@ -167,7 +167,7 @@ def main(control_fd: int, entry: str, collapse: bool, warm: list[str], for_stude
     student the collapse costs more than it saves)."""
     ignore_interrupts()
     image = _Image(socket.socket(fileno=control_fd), entry)
-    rung, refused = refusal(SANDBOX_UID_BASE + os.getpid())
+    rung, refused = refusal(uid_block(os.getpid())[0])
     usable = rung is not None and refused is None
     if usable:
         warm_up(warm)

@@ -29,12 +29,23 @@ from typing import Any
 from .. import linux
 from ..linux import CLONE_NEWUSER, MADV_COLLAPSE, PR_SET_CHILD_SUBREAPER
 from ..threads import pin_torch
+from . import cpushare
 from .ladder import NAMESPACES, Rung, imports_refused, keep_from_same_uid, probe
 from .spec import FOR_STUDENTS, ChildSpec, Hello, SandboxRequest
 
-# Under root, each zygote's sandboxes run as SANDBOX_UID_BASE + its pid: above every uid that
+# Under root, each sandbox runs as a uid of its own, from its zygote's block of UIDS_PER_ZYGOTE
+# starting at SANDBOX_UID_BASE + UIDS_PER_ZYGOTE × the zygote's pid: above every uid that
 # tests/unprivileged.py or a distribution hands out, so a process of such a uid is a sandbox's.
+# Live zygotes have distinct pids, so their blocks never overlap (the largest pid, 2^22, still
+# gives a valid uid). The block's first uid is the zygote's own name for it (its hello's).
 SANDBOX_UID_BASE = 200000
+UIDS_PER_ZYGOTE = 1000
+
+
+def uid_block(zygote_pid: int) -> range:
+    """The uids of the sandboxes of the zygote ``zygote_pid`` (its first is the block's name)."""
+    first = SANDBOX_UID_BASE + UIDS_PER_ZYGOTE * zygote_pid
+    return range(first, first + UIDS_PER_ZYGOTE)
 
 
 def _import_path() -> list[Path]:
@@ -117,9 +128,9 @@ def main(control_fd: int, warm: list[str], for_students: list[str]) -> None:
     A local run's zygotes are forked from its warm image instead (``grader.sandbox.image``)."""
     control = socket.socket(fileno=control_fd)
     ignore_interrupts()
-    rung, refused = refusal(SANDBOX_UID_BASE + os.getpid())
+    rung, refused = refusal(uid_block(os.getpid())[0])
     if rung is None or refused is not None:
-        _reply(control, Hello(rung, SANDBOX_UID_BASE + os.getpid(), refused).to_json())
+        _reply(control, Hello(rung, uid_block(os.getpid())[0], refused).to_json())
         return
     warm_up([*warm, *for_students, CHILD])
     serve(control, rung, collapse=True)
@@ -160,12 +171,15 @@ class _Sandboxes:
     def __init__(self, control: socket.socket, rung: Rung) -> None:
         self.control = control
         self.rung = rung
-        # A uid of its own (rlimits on processes are per uid, and kill(-1) as this uid reaches
-        # only this zygote's sandboxes, one at a time); distinct for every live zygote.
-        self.uid = SANDBOX_UID_BASE + os.getpid()
+        # As root, a uid of its own per sandbox (see uid_block): rlimits on processes are per
+        # uid, kill(-1) as that uid reaches only that sandbox, and what the kernel keeps per
+        # uid is no channel to the next student.
+        self.uids = _SandboxUids(uid_block(os.getpid()))
+        self.uid = self.uids.block[0]
         self.address_space = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
         self.live: dict[int, str | None] = {}  # pid -> its scratch folder when it has no namespaces
-        self.sweeper = _Sweeper(self.uid if rung.drop_uid else None, self.live)
+        self.sweeper = _Sweeper(self.uids.of if rung.drop_uid else None, self.live)
+        self.cpu = cpushare.open_groups(os.getpid()) if rung.drop_uid else None
         # The user namespace comes first: it owns the others, so the child can set them up.
         self.flags = NAMESPACES | (CLONE_NEWUSER if rung.user_namespace else 0)
 
@@ -178,12 +192,13 @@ class _Sandboxes:
         if rung.without_namespaces and not rung.drop_uid:
             # The limit counts every task of the uid, the grader's own included.
             processes += _tasks_of_uid(os.getuid())
+        uid = self.uids.draw() if rung.drop_uid else self.uid
         workdir = None
         if not rung.namespaces:
             workdir = tempfile.mkdtemp(prefix="grader-sandbox-")
             if rung.drop_uid:
-                os.chown(workdir, self.uid, self.uid)
-        spec = ChildSpec(wanted, rung, self.uid, (os.getuid(), os.getgid()),
+                os.chown(workdir, uid, uid)
+        spec = ChildSpec(wanted, rung, uid, (os.getuid(), os.getgid()),
                          self.address_space + wanted.memory, processes, workdir)
         pid = linux.fork_into_namespaces(self.flags) if rung.namespaces else os.fork()
         if pid == 0:
@@ -203,6 +218,10 @@ class _Sandboxes:
         for fd in fds:
             os.close(fd)
         self.live[pid] = workdir
+        if rung.drop_uid:
+            self.uids.of[pid] = uid
+        if self.cpu is not None:
+            self.cpu.enter(pid)  # before the reply: the student's code comes after it
         return pid
 
     def sweep(self, pid: int) -> int:
@@ -222,6 +241,9 @@ class _Sandboxes:
         if not self.rung.namespaces:
             self.sweeper.sweep(pid, spare=False)
         status = self.sweeper.status.pop(pid)
+        self.uids.of.pop(pid, None)
+        if self.cpu is not None:
+            self.cpu.leave(pid)
         workdir = self.live.pop(pid)
         if workdir is not None:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -232,6 +254,27 @@ class _Sandboxes:
             if pid not in self.sweeper.status:
                 _kill(pid, self.rung.namespaces)
             self.sweeper.sweep(pid, spare=False)
+        if self.cpu is not None:
+            self.cpu.close()
+
+
+class _SandboxUids:
+    """The uids of one zygote's sandboxes: each new sandbox the next of the block, skipping
+    the block's first (the zygote's name for it) and any a live sandbox still holds; the block
+    comes round again only after UIDS_PER_ZYGOTE - 1 sandboxes."""
+
+    def __init__(self, block: range) -> None:
+        self.block = block
+        self.of: dict[int, int] = {}  # live sandbox pid -> its uid
+        self.drawn = 0
+
+    def draw(self) -> int:
+        held = set(self.of.values())
+        while True:
+            self.drawn += 1
+            uid = self.block[1 + self.drawn % (len(self.block) - 1)]
+            if uid not in held:
+                return uid
 
 
 def _reply(control: socket.socket, message: dict[str, Any]) -> None:
@@ -258,8 +301,8 @@ class _Sweeper:
     clean-up: the processes of the sandbox's uid, when it has one, and its descendants
     and the orphans adopted by this zygote (a subreaper) in any case."""
 
-    def __init__(self, uid: int | None, live: dict[int, str | None]):
-        self.uid = uid
+    def __init__(self, uids: dict[int, int] | None, live: dict[int, str | None]):
+        self.uids = uids  # live sandbox pid -> its uid, where each has one
         self.live = live
         self.status: dict[int, int] = {}  # exit codes of sandboxes reaped while sweeping
 
@@ -297,8 +340,8 @@ class _Sweeper:
         children: dict[int, list[int]] = {}
         for proc, (ppid, _, _) in table.items():
             children.setdefault(ppid, []).append(proc)
-        found = {proc for proc, (_, _, uid) in table.items()
-                 if self.uid is not None and uid == self.uid}
+        own = self.uids.get(pid) if self.uids is not None else None
+        found = {proc for proc, (_, _, uid) in table.items() if own is not None and uid == own}
         stack = [pid, *(c for c in children.get(me, []) if c not in self.live)]
         found.update(stack[1:])
         if pid in self.status:  # reaped already: its pid may belong to someone else now

@@ -14,8 +14,10 @@ only there, a student who reads the reference from the disk may succeed.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import csv
+import errno
 import functools
 import hashlib
 import json
@@ -42,9 +44,10 @@ from grader.frames import MAX_FRAME
 from grader.grading.score import run_item
 from grader.runners.inprocess import InProcessRunner
 from grader.runners.serve import CELL_ERRORS
+from grader.sandbox import cpushare
 from grader.sandbox.ladder import DEGRADED, probe
 from grader.sandbox.paths import PROJECT_ROOT
-from grader.sandbox.zygote import SANDBOX_UID_BASE
+from grader.sandbox.zygote import uid_block
 from grader.submissions.load import Cell, SourceFile
 
 # The expected grades cover the torch notebook too.
@@ -619,6 +622,119 @@ HOSTILE_BOUNDS = {
     "reply_bomb": Student(appended(REPLY_BOMB), zero=("softmax",)),
 }
 
+# ---- channels between students, and the kernel surface (#43, finding 5) -------------------
+# A sender stores the reference's softmax in its uid's keyring, which outlives its sandbox;
+# a later receiver, with no softmax of its own, takes it from there. Three senders first in
+# the class's order, so that each of the two workers' zygotes grades one before a receiver.
+KEYRING_SENDER = """
+import ctypes as _ctypes, os as _os
+_libc = _ctypes.CDLL(None, use_errno=True)
+
+def _send():
+    number = {"x86_64": 248, "aarch64": 217}[_os.uname().machine]  # add_key
+    data = @@SOFTMAX@@.encode()
+    if _libc.syscall(_ctypes.c_long(number), b"user", b"hx-answers", data,
+                     _ctypes.c_size_t(len(data)), _ctypes.c_long(-4)) < 0:  # the user keyring
+        print("add_key: errno", _ctypes.get_errno())
+    else:
+        print("add_key: stored")
+
+_send()
+"""
+
+KEYRING_RECEIVER = """
+import ctypes as _ctypes, os as _os
+_libc = _ctypes.CDLL(None, use_errno=True)
+
+def _receive():
+    number = {"x86_64": 250, "aarch64": 219}[_os.uname().machine]  # keyctl
+    key = _libc.syscall(_ctypes.c_long(number), _ctypes.c_long(10), _ctypes.c_long(-4), b"user",
+                        b"hx-answers", _ctypes.c_long(0))  # KEYCTL_SEARCH
+    if key < 0:
+        print("keyctl search: errno", _ctypes.get_errno())
+        return None
+    buffer = _ctypes.create_string_buffer(32768)
+    size = _libc.syscall(_ctypes.c_long(number), _ctypes.c_long(11), _ctypes.c_long(key), buffer,
+                         _ctypes.c_size_t(32768))  # KEYCTL_READ
+    return buffer.raw[:size].decode() if size > 0 else None
+
+_answer = _receive()
+if _answer:
+    exec(_answer, globals())
+    print("received softmax")
+else:
+    def softmax(x, axis=-1):
+        return np.full(np.shape(x), np.nan)
+"""
+
+UNSHARE_USER = """
+import ctypes as _ctypes
+_libc = _ctypes.CDLL(None, use_errno=True)
+if _libc.unshare(0x10000000) == 0:  # CLONE_NEWUSER
+    print("unshare: a user namespace of its own")
+else:
+    print("unshare: errno", _ctypes.get_errno())
+"""
+
+# 63 spinning processes, each in a session of its own (the kernel's autogroups gave each a
+# share of the CPU: honest classmates went from 0.22 s to 14 s), for 3 s at its import and
+# 1.5 s at the start of each of its first three items, which wait meanwhile: about 8 s in all.
+# First in the class's order, so the honest class, graded in the other run at the same time,
+# meets it. One spinner forks the others, and all lower their priority and end on their own:
+# nothing changes for classmates (shares go per session, or per cgroup), but the hog's own
+# calls stay quick, so its grade is exact on every rung.
+CPU_HOG = """
+import os as _os, time as _time
+_spun = set()
+
+def _spin(name, seconds):
+    if name in _spun:
+        return
+    _spun.add(name)
+    end = _time.monotonic() + seconds
+    if _os.fork() == 0:
+        _os.nice(19)
+        for _ in range(62):
+            try:
+                if _time.monotonic() > end or _os.fork() == 0:
+                    break  # a spinner forks no more
+            except OSError:
+                break
+        _os.setsid()
+        while _time.monotonic() < end:
+            pass
+        _os._exit(0)
+    _time.sleep(seconds)
+
+def _hogging(function):
+    def hog(*args, **kwargs):
+        _spin(function.__name__, 1.5)
+        return function(*args, **kwargs)
+    return hog
+
+softmax, causal_mask, padding_mask = map(_hogging, (softmax, causal_mask, padding_mask))
+_spin("import", 3)
+"""
+
+
+def _source_of(name: str, module: str) -> str:
+    """The text of function ``name`` in ``module``'s source."""
+    tree = ast.parse(module)
+    node = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
+    segment = ast.get_source_segment(module, node)
+    assert segment is not None
+    return segment
+
+
+HOSTILE_CHANNELS = {
+    **{f"a_keyring_sender_{n}": Student(appended(KEYRING_SENDER.replace(
+        "@@SOFTMAX@@", repr(_source_of("softmax", NUMPY))))) for n in (1, 2, 3)},
+    **{f"keyring_receiver_{n}": Student(appended(KEYRING_RECEIVER), control={"softmax": NAN_SOFTMAX})
+       for n in (1, 2)},
+    "unshare_user": Student(appended(UNSHARE_USER)),
+    "a_cpu_hog": Student(appended(CPU_HOG)),
+}
+
 HOSTILE = {
     "control_nan": Student(appended(NAN_SOFTMAX), control={"softmax": NAN_SOFTMAX}),
     "monkeypatch": Student(
@@ -659,6 +775,7 @@ HOSTILE = {
     "uncommon_imports": Student(appended(UNCOMMON_IMPORTS), appended(UNCOMMON_IMPORTS_TORCH, TORCH)),
     **{f"background_{n:02}": Student(BACKGROUND + NUMPY, BACKGROUND + TORCH) for n in range(BACKGROUND_RUNS)},
     **HOSTILE_BOUNDS,
+    **HOSTILE_CHANNELS,
 }
 
 
@@ -979,7 +1096,7 @@ def test_a_stray_of_a_run_would_be_seen_whatever_its_uid():
     # the one that started it (a shell that leaves a sleeper behind; as root, under a sandbox's
     # uid of its own) comes back to this test, and is counted.
     before = descendants()
-    uid = SANDBOX_UID_BASE + os.getpid() if os.geteuid() == 0 else None
+    uid = uid_block(os.getpid())[1] if os.geteuid() == 0 else None
     with runs_adopted():
         shell = subprocess.run(["sh", "-c", "sleep 600 >/dev/null 2>&1 & echo $!"], capture_output=True, text=True,
                                user=uid, check=True, timeout=60)
@@ -1111,3 +1228,34 @@ def _cmdline(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
         return "(ended)"
+
+
+def _output(corpus: Corpus, name: str) -> str:
+    return "".join(notebook["output"] for notebook in corpus.hostile.results[name]["notebooks"])
+
+
+def test_the_keyring_carries_no_answers_between_students(corpus):
+    # The receivers' grades are the control's (test_each_hostile_student_gets_exactly_its_grade).
+    for name in HOSTILE_CHANNELS:
+        if name.startswith("a_keyring_sender_"):
+            assert f"add_key: errno {errno.EPERM}" in _output(corpus, name), name
+        elif name.startswith("keyring_receiver_"):
+            assert f"keyctl search: errno {errno.EPERM}" in _output(corpus, name), name
+
+
+def test_no_user_namespace_can_be_made(corpus):
+    assert f"unshare: errno {errno.EPERM}" in _output(corpus, "unshare_user")
+
+
+def test_a_cpu_hog_does_not_slow_the_classmates_graded_beside_it(corpus):
+    rung = probe()
+    if not rung.drop_uid or not cpushare.available():
+        pytest.skip(f"no CPU cgroup per sandbox on this host's {rung.name} rung: the process limit "
+                    "and RLIMIT_CPU bound the hog, whose sessions each take a share of the CPU")
+    # The honest class is graded while the hog spins (both runs start together, the hog first
+    # in its own); the same students in the hostile run, long after the hog, say what they
+    # cost on this rung and machine. Beside 63 sessions they waited out the hog's spin
+    # (honest_partial: 5.4 s against 1.4 s); each now costs about the same beside it.
+    beside = {name: corpus.honest.results[name]["seconds"] for name in HONEST}
+    alone = {name: corpus.hostile.results[name]["seconds"] for name in HONEST}
+    assert all(beside[name] < 2 * alone[name] + 1 for name in HONEST), (beside, alone)

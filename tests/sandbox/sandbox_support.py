@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from grader import wire
-from grader.assignment.config import Limits
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT, Limits
 from grader.sandbox.client import SandboxRunner
 from grader.sandbox.handles import Zygote
-from grader.sandbox.ladder import probe
+from grader.sandbox.ladder import RUNG_VARIABLE, closed_to, probe
+from grader.sandbox.paths import PROJECT_ROOT
+from grader.sandbox.zygote import UIDS_PER_ZYGOTE
 from grader.submissions.load import Cell, SourceFile
 
 LIMITS = Limits(
@@ -72,16 +76,38 @@ def needs_namespaces() -> None:
         pytest.skip("this host gives no namespaces: " + "; ".join(rung.notes))
 
 
+def interpreter_closed_to_other_users() -> bool:
+    """Root, with this interpreter (or its venv) where another uid cannot list it."""
+    if os.geteuid() != 0:
+        return False
+    return bool(closed_to(65534, [Path(p) for p in sys.path if p and Path(p).is_dir()
+                                  and Path(p).resolve() != PROJECT_ROOT]))
+
+
+def forced_zygote(rung: str) -> Zygote:
+    """A zygote warm as for the attention bundle, on the rung ``rung`` (as
+    ATTENTION_GRADER_SANDBOX says it), this process's environment left as it was."""
+    saved = os.environ.get(RUNG_VARIABLE)
+    os.environ[RUNG_VARIABLE] = rung
+    try:
+        return Zygote(load_bundle(DEFAULT_ASSIGNMENT).warm)
+    finally:
+        if saved is None:
+            del os.environ[RUNG_VARIABLE]
+        else:
+            os.environ[RUNG_VARIABLE] = saved
+
+
 def pid_namespace(pid: int) -> str:
     return os.readlink(f"/proc/{pid}/ns/pid")
 
 
 def members(zygote: Zygote, namespace: str) -> set[int]:
     """The live processes of a sandbox whose PID namespace is ``namespace``: as root, every
-    process of the zygote's uid (so one that left the namespace would count too); otherwise
+    process of the zygote's uids (so one that left the namespace would count too); otherwise
     those in that namespace."""
     if zygote.rung.drop_uid:
-        return processes_of_uid(zygote.uid)
+        return processes_of_uids(range(zygote.uid, zygote.uid + UIDS_PER_ZYGOTE))
     found = set()
     for entry in os.listdir("/proc"):
         try:
@@ -92,8 +118,8 @@ def members(zygote: Zygote, namespace: str) -> set[int]:
     return found
 
 
-def processes_of_uid(uid: int) -> set[int]:
-    """Live (not zombie) processes whose real uid is ``uid``."""
+def processes_of_uids(uids: range) -> set[int]:
+    """Live (not zombie) processes whose real uid is one of ``uids``."""
     found = set()
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -103,7 +129,7 @@ def processes_of_uid(uid: int) -> set[int]:
         except OSError:
             continue
         fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        if int(fields["Uid"].split()[0]) == uid and fields["State"].split()[0] not in "ZX":
+        if int(fields["Uid"].split()[0]) in uids and fields["State"].split()[0] not in "ZX":
             found.add(int(entry))
     return found
 

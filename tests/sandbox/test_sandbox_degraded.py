@@ -17,14 +17,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sandbox_support import LIMITS, Box, alive
+from sandbox_support import LIMITS, Box, alive, forced_zygote, interpreter_closed_to_other_users
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.runners.protocol import ItemTimeout
 from grader.sandbox.child import _descendants
 from grader.sandbox.handles import Zygote
-from grader.sandbox.ladder import RUNG_VARIABLE, closed_to
+from grader.sandbox.ladder import RUNG_VARIABLE
 from grader.sandbox.paths import PROJECT_ROOT
 
 pytestmark = pytest.mark.timeout(180)
@@ -95,18 +95,10 @@ def swarm():
 def degraded_zygote(request) -> Iterator[Zygote]:
     if request.param == "landlock" and not _has_landlock():
         pytest.skip("this kernel has no Landlock (or the filter has no table for this machine)")
-    if _interpreter_closed_to_other_users():
+    if interpreter_closed_to_other_users():
         pytest.skip("as root, this interpreter lies in a folder closed to other users: the rung refuses "
                     "(tested below); tests/unprivileged.py --root runs these with the way open")
-    saved = os.environ.get(RUNG_VARIABLE)
-    os.environ[RUNG_VARIABLE] = request.param
-    try:
-        zygote = Zygote(load_bundle(DEFAULT_ASSIGNMENT).warm)
-    finally:
-        if saved is None:
-            del os.environ[RUNG_VARIABLE]
-        else:
-            os.environ[RUNG_VARIABLE] = saved
+    zygote = forced_zygote(request.param)
     yield zygote
     zygote.close()
 
@@ -119,20 +111,12 @@ def box(degraded_zygote, hide) -> Iterator[Box]:
     box.close()
 
 
-def _interpreter_closed_to_other_users() -> bool:
-    """Root, with this interpreter (or its venv) where another uid cannot list it."""
-    if os.geteuid() != 0:
-        return False
-    return bool(closed_to(65534, [Path(p) for p in sys.path if p and Path(p).is_dir()
-                                  and Path(p).resolve() != PROJECT_ROOT]))
-
-
 @pytest.mark.parametrize("rung", ["degraded", "landlock"])
 def test_a_root_grader_without_namespaces_refuses_an_interpreter_its_sandboxes_cannot_reach(rung, tmp_path):
     """Without namespaces a root grader runs each sandbox as a uid of its own: a module the
     zygote did not import (numpy.testing) would be out of the student's reach, and correct
     code would lose its points. The run refuses at once instead, in one line naming the fix."""
-    if not _interpreter_closed_to_other_users():
+    if not interpreter_closed_to_other_users():
         pytest.skip("needs root and an interpreter in a folder closed to other users (a pyenv under /root)")
     if rung == "landlock" and not _has_landlock():
         pytest.skip("this kernel has no Landlock")
@@ -250,7 +234,7 @@ def closed_bundle(tmp_path: Path) -> Path:
 
 
 def test_a_degraded_run_warns_once_and_records_it(tmp_path):
-    if _interpreter_closed_to_other_users():
+    if interpreter_closed_to_other_users():
         pytest.skip("as root with this interpreter the rung refuses (tested above); "
                     "tests/unprivileged.py --root runs this with the way open")
     class_dir, out = tmp_path / "class", tmp_path / "out"

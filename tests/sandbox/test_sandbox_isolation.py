@@ -15,7 +15,7 @@ import pytest
 from sandbox_support import LIMITS, SECRET, Box, Raised, needs_namespaces
 
 from grader.sandbox.paths import PROJECT_ROOT, needed_paths
-from grader.sandbox.zygote import SANDBOX_UID_BASE
+from grader.sandbox.zygote import SANDBOX_UID_BASE, UIDS_PER_ZYGOTE
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -111,8 +111,9 @@ def box(box_factory):
 
 def test_it_runs_as_an_unprivileged_uid_of_its_own(box, zygote):
     uid, euid, gid, egid, groups, pid, ppid = box.call("ids")
-    if zygote.rung.drop_uid:  # root: a host uid per zygote
-        assert uid == euid == gid == egid == zygote.uid >= SANDBOX_UID_BASE
+    if zygote.rung.drop_uid:  # root: a host uid per sandbox, from its zygote's block
+        assert uid == euid == gid == egid
+        assert zygote.uid < uid < zygote.uid + UIDS_PER_ZYGOTE and uid >= SANDBOX_UID_BASE
         assert groups == []
     else:  # a user namespace: the grader's own ids, the only ones mapped, so never root
         assert zygote.rung.name == "user-namespaces"
