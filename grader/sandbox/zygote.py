@@ -166,6 +166,12 @@ class _Sandboxes:
         self.address_space = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
         self.live: dict[int, str | None] = {}  # pid -> its scratch folder when it has no namespaces
         self.sweeper = _Sweeper(self.uid if rung.drop_uid else None, self.live)
+        # Each sandbox checks on it through this (``child._die_with_zygote``); kernels before
+        # 5.3 have no pidfd, and their sandboxes rely on the parent-death signal alone.
+        try:
+            self.pidfd: int | None = os.pidfd_open(os.getpid())
+        except OSError:
+            self.pidfd = None
         # The user namespace comes first: it owns the others, so the child can set them up.
         self.flags = NAMESPACES | (CLONE_NEWUSER if rung.user_namespace else 0)
 
@@ -191,7 +197,7 @@ class _Sandboxes:
             try:
                 self.control.close()
                 signal.signal(signal.SIGINT, signal.default_int_handler)
-                code = child.main(spec, fds[0], fds[1])
+                code = child.main(spec, fds[0], fds[1], self.pidfd)
             except BaseException:  # anything that escapes is the child's failure alone
                 code = 71
                 try:
