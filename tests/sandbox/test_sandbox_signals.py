@@ -1,5 +1,6 @@
 """A sandbox dies with its zygote, however the zygote ends (``kill -9`` of a run's whole
-process group gives it no chance to end its sandboxes)."""
+process group gives it no chance to end its sandboxes), and student code gets the signals
+of a fresh Python, not the ignoring of the trusted processes it was forked from."""
 
 from __future__ import annotations
 
@@ -18,6 +19,14 @@ from grader.sandbox.spec import SandboxError
 
 pytestmark = pytest.mark.timeout(120)
 
+SIGNALS = """
+import signal
+
+def dispositions():
+    return [signal.getsignal(number) is signal.SIG_DFL for number in (signal.SIGTERM, signal.SIGHUP)] + [
+        signal.getsignal(signal.SIGINT) is signal.default_int_handler]
+"""
+
 
 def test_a_sandbox_ends_with_its_zygote_whatever_its_uid(ends_within):
     """As root the sandbox drops to a uid of its own, which clears the parent-death signal set
@@ -35,6 +44,11 @@ def test_a_sandbox_ends_with_its_zygote_whatever_its_uid(ends_within):
         with contextlib.suppress(SandboxError):  # the zygote is gone, as the test wanted
             box.close()
         zygote.close()
+
+
+def test_student_code_gets_the_signals_of_a_fresh_python(box_factory):
+    # The image and zygotes ignore Ctrl-C and the stop signals (the run's main process answers them).
+    assert box_factory(SIGNALS).call("dispositions") == [True, True, True]
 
 
 @pytest.mark.parametrize("ended", [True, False])
