@@ -35,9 +35,12 @@ def looping_class(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def start(class_dir: Path, out: Path) -> subprocess.Popen[bytes]:
+    return command("grade", str(class_dir), "--out", str(out), "--seed", "1", "--jobs", str(STUDENTS), "--no-progress")
+
+
+def command(*arguments: str) -> subprocess.Popen[bytes]:
     """The real CLI, in a session of its own (a group to signal, as a scheduler does)."""
-    return subprocess.Popen([sys.executable, "-m", "grader", "grade", str(class_dir), "--out", str(out), "--seed", "1",
-                             "--jobs", str(STUDENTS), "--no-progress"], stdout=subprocess.DEVNULL,
+    return subprocess.Popen([sys.executable, "-m", "grader", *arguments], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, start_new_session=True)
 
 
@@ -93,13 +96,13 @@ def reap_adopted() -> None:
             return
 
 
-def end_while_grading(class_dir: Path, out: Path, end: Callable[[subprocess.Popen[bytes]], None],
+def end_while_grading(begin: Callable[[], subprocess.Popen[bytes]], end: Callable[[subprocess.Popen[bytes]], None],
                       seconds: float) -> tuple[subprocess.Popen[bytes], str, list[str]]:
-    """Grade ``class_dir`` into ``out`` and ``end`` the run once student code runs: the run, its
-    stderr, and its processes still alive ``seconds`` after ``end``."""
+    """``begin`` a run and ``end`` it once student code runs: the run, its stderr, and its
+    processes still alive ``seconds`` after ``end``."""
     ours = descendants()
     with runs_adopted():
-        run = start(class_dir, out)
+        run = begin()
         try:
             grading(run, ours)
             sent = time.monotonic()
@@ -118,8 +121,8 @@ def end_while_grading(class_dir: Path, out: Path, end: Callable[[subprocess.Pope
                          ids=["SIGTERM-to-the-group", "SIGTERM-to-the-main-process", "SIGHUP-to-the-group"])
 def test_a_stop_signal_ends_the_run_as_ctrl_c_does(looping_class: Path, tmp_path: Path, number: int, to_group: bool):
     out = tmp_path / "out"
-    run, text, left = end_while_grading(looping_class, out, lambda run: (os.killpg if to_group else os.kill)(
-        run.pid, number), 2)
+    run, text, left = end_while_grading(lambda: start(looping_class, out),
+                                        lambda run: (os.killpg if to_group else os.kill)(run.pid, number), 2)
     lines = [line for line in text.splitlines() if line.strip()]
     name = signal.Signals(number).name
     assert run.returncode == 128 + number, text
@@ -135,7 +138,7 @@ def test_a_killed_run_leaves_no_student_code_and_the_next_run_removes_its_stagin
     out = tmp_path / "out"
     # Nothing tells the rest of the run but the channels' ends and the kernel's parent-death
     # signals: a few seconds, not the two a stop gets.
-    run, _, left = end_while_grading(looping_class, out, subprocess.Popen.kill, 5)
+    run, _, left = end_while_grading(lambda: start(looping_class, out), subprocess.Popen.kill, 5)
     assert left == []
     assert [p.name for p in tmp_path.iterdir()] == [f".out.partial-{run.pid}"]
     honest = tmp_path / "honest"
@@ -143,3 +146,13 @@ def test_a_killed_run_leaves_no_student_code_and_the_next_run_removes_its_stagin
     again = start(honest, out)
     assert again.communicate(timeout=600) is not None and again.returncode == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["honest", "out"]
+
+
+def test_a_stop_ends_an_audit_as_ctrl_c_does():
+    """The audit's class run is a run like any other: its workers and sandboxes end with it."""
+    run, text, left = end_while_grading(lambda: command("audit", "--seed", "1", "--jobs", "2"),
+                                        lambda run: os.killpg(run.pid, signal.SIGTERM), 2)
+    assert run.returncode == 143, text
+    assert text.splitlines()[-1] == "stopped by SIGTERM: audit stopped", text
+    assert "Traceback" not in text
+    assert left == []
