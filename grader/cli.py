@@ -11,6 +11,7 @@ from .assignment.config import DEFAULT_ASSIGNMENT, ConfigError
 from .extras import require_dependencies, require_extra
 from .reporters import DEFAULT_REPORTERS, OLD_NAMES, REPORTERS
 from .sandbox.spec import SandboxError
+from .stop import ending, stopped_by_signals
 
 BUNDLE_HELP = "the assignment bundle: its folder or its YAML"
 
@@ -81,6 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     new_item.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
 
     args = parser.parse_args(argv)
+    with stopped_by_signals():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         require_dependencies(args.command)
         if args.command == "grade":
@@ -116,9 +122,10 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, FileNotFoundError, ValueError, SandboxError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"interrupted: {args.command} stopped", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as interrupt:  # Ctrl-C, or a stop signal (``grader.stop``)
+        how, status = ending(interrupt)
+        print(f"{how}: {args.command} stopped", file=sys.stderr)
+        return status
 
 
 def _formats(value: str) -> list[str]:
@@ -185,9 +192,10 @@ def _grade(args: argparse.Namespace) -> int:
             bar.close()  # its line ends before any message
         if not isinstance(exc, KeyboardInterrupt):
             raise
-        print(f"interrupted: {graded} students graded; {args.out or 'the output folder'} was left as it was"
+        how, status = ending(exc)
+        print(f"{how}: {graded} students graded; {args.out or 'the output folder'} was left as it was"
               + (" and so was the gradebook" if args.nbgrader else ""), file=sys.stderr)
-        return 130
+        return status
     if bar is not None:
         bar.close()
     for line in outcome.summary.lines():

@@ -39,6 +39,7 @@ import yaml
 from . import __version__
 from .assignment.bundle import Bundle, bundle_yaml
 from .assignment.config import read_yaml
+from .stop import ending, stopped_by_signals
 
 DISTRIBUTION = "attention-autograder"
 TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
@@ -217,15 +218,20 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m grader.gradescope_zip ROOT``: what ``run_autograder`` runs."""
     args = sys.argv[1:] if argv is None else argv
     root = Path(args[0] if args else os.environ.get("AUTOGRADER_ROOT", "/autograder")).resolve()
-    try:
-        return run_autograder(root)
-    except Exception:
-        traceback.print_exc()  # into the log, hidden from the student
-        (root / "results").mkdir(parents=True, exist_ok=True)
-        failed = {"score": 0, "execution_time": 0, "stdout_visibility": "hidden", "tests": [],
-                  "output": "The autograder could not grade this submission; please tell your instructor."}
-        (root / "results" / "results.json").write_text(json.dumps(failed) + "\n", encoding="utf-8")
-        return 1
+    with stopped_by_signals():
+        try:
+            return run_autograder(root)
+        except KeyboardInterrupt as interrupt:  # a stop (``grader.stop``): its workers and sandboxes are ended
+            how, status = ending(interrupt)
+            print(f"{how}: the submission was not graded", file=sys.stderr)
+        except Exception:
+            traceback.print_exc()  # into the log, hidden from the student
+            status = 1
+    (root / "results").mkdir(parents=True, exist_ok=True)
+    failed = {"score": 0, "execution_time": 0, "stdout_visibility": "hidden", "tests": [],
+              "output": "The autograder could not grade this submission; please tell your instructor."}
+    (root / "results" / "results.json").write_text(json.dumps(failed) + "\n", encoding="utf-8")
+    return status
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ leaves the previous complete results (or none), never a mix of two runs."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
 from collections.abc import Iterator
@@ -51,15 +52,23 @@ def staged(out_dir: Path) -> Iterator[Path]:
     # must not read, and without namespaces or Landlock a root grader's sandboxes are kept out
     # by permissions alone); a folder's usual mode once it is OUT.
     staging.mkdir(mode=0o700)
+    # Locked while the run writes it: the next run into OUT tells a killed run's folder (no
+    # one holds its lock) from a live one's. Its pid cannot: in a container every run's main
+    # process has one of the same few pids, so a killed run's may be another process's now.
+    lock = os.open(staging, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(lock, fcntl.LOCK_EX)
     try:
-        yield staging
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    umask = os.umask(0)
-    os.umask(umask)
-    staging.chmod(0o777 & ~umask)
-    _replace(staging, out_dir)
+        try:
+            yield staging
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        umask = os.umask(0)
+        os.umask(umask)
+        staging.chmod(0o777 & ~umask)
+        _replace(staging, out_dir)
+    finally:
+        os.close(lock)
 
 
 def _replace(new: Path, old: Path) -> None:
@@ -79,18 +88,21 @@ def _replace(new: Path, old: Path) -> None:
 
 
 def _remove_abandoned(out_dir: Path) -> None:
-    """Staging folders of runs that were killed (their process is gone)."""
+    """Staging folders of runs that were killed: no live run holds their lock."""
     for path in out_dir.parent.glob(f"{_staging_prefix(out_dir)}*"):
-        pid = path.name.rsplit("-", 1)[-1]
-        if pid.isdigit() and not _alive(int(pid)):
+        if not _held(path):
             shutil.rmtree(path, ignore_errors=True)
 
 
-def _alive(pid: int) -> bool:
+def _held(folder: Path) -> bool:
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return True  # gone meanwhile, or not a folder this run may judge: left as it is
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
         return True
-    return True
+    finally:
+        os.close(fd)
+    return False

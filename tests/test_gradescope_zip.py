@@ -205,3 +205,16 @@ def test_out_naming_a_folder_is_a_one_line_error(tmp_path: Path):
     assert done.stderr == (f"error: gradescope: --out {tmp_path} is a folder; give the zip's file name, e.g. "
                            f"--out {tmp_path / 'autograder.zip'}\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_stopped_run_says_so_in_one_line_and_the_student_is_told(tmp_path: Path):
+    """Gradescope's harness, or the end of its container, stops a run with SIGTERM: the run
+    ends its workers and sandboxes as on Ctrl-C (``grader.stop``), and still writes results."""
+    script = ("import signal, sys\nfrom grader import gradescope_zip\n"
+              "gradescope_zip.run_autograder = lambda root: signal.raise_signal(signal.SIGTERM)\n"
+              "sys.exit(gradescope_zip.main(sys.argv[1:]))\n")
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], cwd=PROJECT, capture_output=True, text=True,
+                          timeout=120)
+    assert (done.returncode, done.stderr) == (143, "stopped by SIGTERM: the submission was not graded\n")
+    data = json.loads((tmp_path / "results" / "results.json").read_text(encoding="utf-8"))
+    assert data["score"] == 0 and "could not grade" in data["output"]

@@ -1,4 +1,6 @@
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -54,6 +56,32 @@ def test_the_staging_folder_of_a_killed_run_is_removed_by_the_next(tmp_path: Pat
     (abandoned / "results.json").write_text('{"students": [')
     with staged(tmp_path / "out") as write:
         (write / "grades.csv").write_text("x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_a_killed_runs_staging_folder_is_removed_even_when_its_pid_is_another_processs(tmp_path: Path):
+    """In a container every run's main process has one of the same few pids: the pid of a
+    killed run is soon another live process's."""
+    abandoned = tmp_path / f".out.partial-{os.getppid()}"  # alive, and no run
+    abandoned.mkdir()
+    with staged(tmp_path / "out") as write:
+        (write / "grades.csv").write_text("x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_a_live_runs_staging_folder_is_left_to_it(tmp_path: Path):
+    other = subprocess.Popen([sys.executable, "-c", "import sys\nfrom pathlib import Path\n"
+                              "from grader.outdir import staged\nwith staged(Path(sys.argv[1])) as write:\n"
+                              "    print(write.name, flush=True)\n    sys.stdin.read()\n", str(tmp_path / "out")],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[1])
+    assert other.stdout is not None and other.stdin is not None
+    theirs = tmp_path / other.stdout.readline().strip()
+    try:
+        with staged(tmp_path / "out") as write:
+            assert theirs.is_dir() and theirs != write
+    finally:
+        other.stdin.close()
+    assert other.wait(timeout=60) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 

@@ -29,6 +29,7 @@ from typing import Any
 from .. import frames
 from ..sandbox.handles import start_image
 from ..sandbox.spec import SandboxError
+from ..stop import INTERRUPTS
 from .job import Job, Outcome, Pool, SubmissionFailed
 
 IN_FLIGHT = 2  # folders sent to a worker ahead of its replies
@@ -92,11 +93,11 @@ class _Local:
         self.working = False  # a worker has graded a folder: the grader itself works
         self.retried: set[Path] = set()  # folders graded again after their worker was lost
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        # Ctrl-C at the terminal reaches the whole process group, and is this process's to
-        # answer: the image starts with it blocked and ignores it from its first line on;
-        # here one that came meanwhile is raised after.
+        # Ctrl-C at the terminal reaches the whole process group, and so may a scheduler's stop
+        # (``grader.stop``): this process's to answer. The image starts with them blocked and
+        # ignores them from its first line on; here one that came meanwhile is raised after.
         main = threading.current_thread() is threading.main_thread()
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if main else None
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, INTERRUPTS) if main else None
         try:
             self.process: subprocess.Popen[bytes] | None = start_image(
                 theirs, "grader.grading.worker:serve", collapse, warm, for_students)

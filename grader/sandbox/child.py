@@ -18,6 +18,7 @@ import ctypes
 import errno
 import os
 import resource
+import select
 import signal
 import socket
 import sys
@@ -64,15 +65,20 @@ class _MountAttr(ctypes.Structure):
                 ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
 
 
-def main(spec: ChildSpec, sock_fd: int, out_fd: int) -> int:
-    """Runs in the forked child; returns the exit code."""
+def main(spec: ChildSpec, sock_fd: int, out_fd: int, zygote_fd: int | None = None) -> int:
+    """Runs in the forked child; returns the exit code. ``zygote_fd``: a pidfd of the zygote
+    (``_die_with_zygote``)."""
     os.dup2(out_fd, 1)
     os.dup2(out_fd, 2)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
-    # Nothing of the zygote's (its control socket above all) may stay reachable.
-    os.closerange(3, sock_fd)
-    os.closerange(sock_fd + 1, 65536)
+    # Nothing of the zygote's (its control socket above all) may stay reachable; its pidfd
+    # only until student code could use it.
+    low = 3
+    for fd in sorted({sock_fd} | ({zygote_fd} if zygote_fd is not None else set())):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 65536)
     linux.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     # A session of its own: out of the grader's process group (kill(0), killpg), and the
     # kernel's autogroup scheduling then shares the CPU per session, not per process.
@@ -113,6 +119,7 @@ def main(spec: ChildSpec, sock_fd: int, out_fd: int) -> int:
         os.setresuid(uid, uid, uid)
     _clear_capabilities()
     linux.prctl(PR_SET_NO_NEW_PRIVS, 1)
+    _die_with_zygote(zygote_fd)  # before the filter, which may refuse prctl
     # Without namespaces the grader's own processes and files are in reach: the filter
     # keeps them safe. It refuses signals too, so the zygote ends leftovers from outside.
     filtered = not rung.namespaces and guard.available()
@@ -137,6 +144,21 @@ def _filter(without_namespaces: bool) -> None:
     and no new namespaces; without namespaces, nothing against the grader either."""
     if guard.available():
         guard.install(without_namespaces)
+
+
+def _die_with_zygote(zygote_fd: int | None) -> None:
+    """Killed when the zygote ends, from here on, whatever ends it (a ``kill -9`` of the run's
+    whole process group, say): the uid drop cleared the parent-death signal set at the fork (a
+    change of effective uid or gid does, prctl(2)), so it is set again once the credentials are
+    final, before student code. A zygote that ended before sends none: its pidfd says so, where
+    ``getppid`` cannot (PID 1 of a namespace has no parent in it)."""
+    linux.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if zygote_fd is None:
+        return
+    ended = select.select([zygote_fd], [], [], 0)[0]
+    os.close(zygote_fd)
+    if ended:
+        os.kill(os.getpid(), signal.SIGKILL)  # what the parent-death signal would have done
 
 
 def _mount(source: str | None, target: str, fstype: str | None, flags: int,

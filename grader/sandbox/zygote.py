@@ -28,6 +28,7 @@ from typing import Any
 
 from .. import linux
 from ..linux import CLONE_NEWUSER, MADV_COLLAPSE, PR_SET_CHILD_SUBREAPER
+from ..stop import INTERRUPTS, STOPS
 from ..threads import pin_torch
 from . import cpushare
 from .ladder import NAMESPACES, Rung, imports_refused, keep_from_same_uid, probe
@@ -114,12 +115,24 @@ def warm_up(modules: list[str]) -> None:
 
 
 def ignore_interrupts() -> None:
-    """Ctrl-C at the terminal is the main process's to answer: it ends the workers, and their
-    end closes the control sockets. A run's main process starts this process with Ctrl-C
-    blocked (a signal mask survives exec): one that came meanwhile is dropped here, not
-    raised in the imports."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    """Ctrl-C at the terminal, and a scheduler's stop sent to the whole process group
+    (``grader.stop``), are the main process's to answer: it ends the workers, and their end
+    closes the control sockets (a process that died of the signal here would leave its
+    sandboxes running). A run's main process starts this process with them blocked (a signal
+    mask survives exec): one that came meanwhile is dropped here, not raised in the imports.
+    Every process forked from here inherits the ignoring; a sandbox undoes it
+    (``restore_interrupts``)."""
+    for number in INTERRUPTS:
+        signal.signal(number, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, INTERRUPTS)
+
+
+def restore_interrupts() -> None:
+    """A sandbox's signals as a fresh Python's: student code stops on Ctrl-C's exception
+    (which a kernel survives), and the stop signals end it."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for number in STOPS:
+        signal.signal(number, signal.SIG_DFL)
 
 
 def main(control_fd: int, warm: list[str], for_students: list[str]) -> None:
@@ -180,6 +193,12 @@ class _Sandboxes:
         self.live: dict[int, str | None] = {}  # pid -> its scratch folder when it has no namespaces
         self.sweeper = _Sweeper(self.uids.of if rung.drop_uid else None, self.live)
         self.cpu = cpushare.open_groups(os.getpid()) if rung.drop_uid else None
+        # Each sandbox checks on it through this (``child._die_with_zygote``); kernels before
+        # 5.3 have no pidfd, and their sandboxes rely on the parent-death signal alone.
+        try:
+            self.pidfd: int | None = os.pidfd_open(os.getpid())
+        except OSError:
+            self.pidfd = None
         # The user namespace comes first: it owns the others, so the child can set them up.
         self.flags = NAMESPACES | (CLONE_NEWUSER if rung.user_namespace else 0)
 
@@ -205,8 +224,8 @@ class _Sandboxes:
             code = 70
             try:
                 self.control.close()
-                signal.signal(signal.SIGINT, signal.default_int_handler)
-                code = child.main(spec, fds[0], fds[1])
+                restore_interrupts()
+                code = child.main(spec, fds[0], fds[1], self.pidfd)
             except BaseException:  # anything that escapes is the child's failure alone
                 code = 71
                 try:

@@ -11,11 +11,13 @@ a hang costs the item it happens in and is reported as a hang.
 
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import json
 import os
 import queue
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -28,6 +30,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 from ..assignment.config import Item, Tolerance
 from ..checks.base import CheckFailed, Trial
 from ..grading.score import seed_for
+from ..linux import PR_SET_PDEATHSIG
 from ..render.feedback_text import NOT_ATTEMPTED, error_summary
 from ..runners.serve import exec_cell, handle, new_namespace
 from ..sandbox.nullplot import Null, install
@@ -207,7 +210,7 @@ def run_child(path: Path, notebook: str, items: list[str], results: dict[str, li
     """One child on ``items``: its results go into ``results``. None when it finished them
     all; else (the item it was on, why it stopped)."""
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1")
-    request = json.dumps({"path": str(path), "notebook": notebook, "items": items})
+    request = json.dumps({"path": str(path), "notebook": notebook, "items": items, "parent": os.getpid()})
     child = subprocess.Popen([sys.executable, script, "--child", request], stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     assert child.stdout is not None
@@ -260,6 +263,18 @@ def read_lines(stream: IO[bytes], lines: queue.Queue[bytes]) -> None:
     stream.close()
 
 
+def die_with_parent(parent: int) -> None:
+    """A checker stopped outright (SIGTERM, a closed terminal, kill -9) takes its child, maybe
+    looping in the student's code, with it: on Linux, by the kernel's parent-death signal. A
+    parent that ended before it was set has left this child another parent. (Elsewhere the
+    child's parent may be a launcher, as a venv's python.exe is on Windows: nothing is checked.)"""
+    if not sys.platform.startswith("linux"):
+        return
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
 def child_main(request: dict[str, Any], spec: dict[str, Any],
                checks: dict[tuple[str, str], Callable[[Trial], None]]) -> int:
     """Load the notebook once and run the public checks of ``request["items"]``, one JSON
@@ -273,6 +288,7 @@ def child_main(request: dict[str, Any], spec: dict[str, Any],
         out.write(json.dumps(message) + "\n")
         out.flush()
 
+    die_with_parent(int(request["parent"]))
     without_ipython()
     without_figures()
     path, notebook = Path(request["path"]), request["notebook"]

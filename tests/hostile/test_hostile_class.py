@@ -15,7 +15,6 @@ only there, a student who reads the reference from the disk may succeed.
 from __future__ import annotations
 
 import ast
-import contextlib
 import csv
 import errno
 import functools
@@ -36,8 +35,8 @@ from typing import Any
 
 import pytest
 import yaml
+from process_support import descendants, runs_adopted
 
-from grader import linux
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, parse_assignment, read_yaml
 from grader.frames import MAX_FRAME
@@ -833,40 +832,6 @@ def digest(folder: Path) -> str:
         if path.is_file():
             h.update(path.read_bytes())
     return h.hexdigest()
-
-
-def descendants() -> set[int]:
-    """Live processes below this test's process. While it is a subreaper (``runs_adopted``) a
-    process that outlives its sandbox, zygote, image and run comes back to it, not to init: so
-    a stray of this test's runs is found whatever its uid, and never a process of another grader
-    that runs beside the test."""
-    parents: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text() if entry.isdigit() else ""
-        except OSError:
-            continue
-        if stat:
-            state, ppid = stat.rsplit(")", 1)[1].split()[:2]
-            if state not in "ZX":
-                parents.setdefault(int(ppid), []).append(int(entry))
-    found, todo = set(), [os.getpid()]
-    while todo:
-        for child in parents.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-@contextlib.contextmanager
-def runs_adopted() -> Iterator[None]:
-    """This process as a subreaper for the block: orphans of what it starts come back to it."""
-    linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
-    try:
-        yield
-    finally:
-        linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 0)
 
 
 def hostile_leftovers() -> list[str]:

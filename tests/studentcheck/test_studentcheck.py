@@ -4,10 +4,15 @@ hang as a hang, and gives every public check the grader's verdict and message.""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import select
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -127,6 +132,34 @@ def test_a_hang_is_reported_and_the_other_items_are_still_checked(release: Path,
     first = next(iter(report["causal_mask"].values()))
     assert not first[0] and "did not finish within" in first[1], first
     assert all(ok for item, checks in report.items() if item != "causal_mask" for ok, _ in checks.values())
+
+
+def test_a_killed_checker_takes_its_looping_child_with_it(release: Path, poison: Path, tmp_path: Path):
+    """SIGTERM, a closed terminal or kill -9 ends check.py at once, without its clean-up: the
+    child, looping in the student's code (silent: nothing it writes would find the pipe gone),
+    must not run on."""
+    (tmp_path / "attention_numpy.py").write_text("while True:\n    pass\n")
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(poison), "HOME": str(release)}
+    checker = subprocess.Popen([sys.executable, str(release / "check.py"), str(tmp_path / "attention_numpy.py")],
+                               cwd=release, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    child = None
+    try:
+        deadline = time.monotonic() + 60
+        while not (children := Path(f"/proc/{checker.pid}/task/{checker.pid}/children").read_text().split()):
+            assert time.monotonic() < deadline and checker.poll() is None, "no child started"
+            time.sleep(0.02)
+        child = os.pidfd_open(int(children[0]))
+        checker.kill()
+        checker.wait()
+        assert select.select([child], [], [], 10)[0], "the child runs on"
+    finally:
+        if checker.poll() is None:
+            checker.kill()
+            checker.wait()
+        if child is not None:  # one that outlived it is this test's to end (its pidfd: never another's)
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(child, signal.SIGKILL)
+            os.close(child)
 
 
 def test_jupyter_users_can_run_it_from_a_cell(release: Path, poison: Path):
