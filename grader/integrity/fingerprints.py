@@ -22,7 +22,7 @@ import ast
 import heapq
 import re
 import zlib
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -61,7 +61,7 @@ class ItemCode:
 @dataclass(frozen=True)
 class _Bound:
     node: ast.stmt  # a top-level definition
-    source: str  # its cell's
+    lines: list[str]  # its cell's
     where: str
 
 
@@ -79,9 +79,10 @@ def definitions(cells: Iterable[Cell], names: Iterable[str] | None = None) -> di
         tree = _parse(cell.source)
         if tree is None:
             continue
+        lines, where = cell.source.splitlines(), cell.label
         for node in tree.body:
             if isinstance(node, _DEFINITIONS):
-                bound[node.name] = _Bound(node, cell.source, cell.label)
+                bound[node.name] = _Bound(node, lines, where)
                 alias.pop(node.name, None)
             elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Name):
                 target = node.targets[0]
@@ -120,7 +121,7 @@ def _item(name: str, bound: Mapping[str, _Bound], alias: Mapping[str, str],
     reached: dict[int, tuple[_Bound, _Tokens]] = {}
     calls: set[str] = set()
     queue = [first]
-    while queue:
+    while queue and len(reached) < _REACHED:
         here = queue.pop()
         if id(here.node) in reached:
             continue
@@ -149,7 +150,7 @@ def _item(name: str, bound: Mapping[str, _Bound], alias: Mapping[str, str],
         node = bound_to.node
         texts += part.texts
         lines += [line - node.lineno + 1 + offset for line in part.lines]
-        text = "\n".join(bound_to.source.splitlines()[node.lineno - 1:node.end_lineno])
+        text = "\n".join(bound_to.lines[node.lineno - 1:node.end_lineno])
         sources.append(text)
         offset += text.count("\n") + 3  # two blank lines between definitions
     return ItemCode(name, "\n\n\n".join(sources), first.where, _prints(texts, lines), frozenset(calls))
@@ -296,22 +297,30 @@ def _changes(node: ast.AST, out: _Tokens) -> None:
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _BARRIERS = (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.Try, ast.While)
 _LIBRARIES = frozenset({"np", "numpy", "torch", "nn", "F", "math"})
+_REACHED = 64  # definitions an item reaches, at most (a student's helpers are a few)
+_ROUNDS = 8  # of dropping dead statements: a chain of dead statements longer than this is kept in part
+_ORDERED = 200  # statements in a block, up to which their order is made canonical (pairs compared: quadratic)
 
 
 def live(body: list[tuple[ast.stmt, _Tokens]]) -> list[tuple[ast.stmt, _Tokens]]:
     """A function's statements without the dead ones: assignments to names no other statement
-    reads, and expressions that compute nothing (a name, a constant, an attribute), until none
-    is left (a function of dead statements only is kept as written)."""
+    reads, and expressions that compute nothing (a name, a constant, an attribute), a few
+    rounds over (a statement read only by a dead one is dead too). A function of dead
+    statements only is kept as written."""
     kept = list(body)
-    while True:
-        dead = [k for k, (stmt, part) in enumerate(kept)
-                if _dead(stmt, part, set().union(*(p.reads for n, (_, p) in enumerate(kept) if n != k)))]
+    readers = Counter(name for _, part in kept for name in part.reads)
+    for _ in range(_ROUNDS):
+        dead = [k for k, (stmt, part) in enumerate(kept) if _dead(stmt, part, readers)]
         if not dead or len(dead) == len(kept):
-            return kept
-        kept = [pair for k, pair in enumerate(kept) if k not in dead]
+            break
+        for k in dead:
+            readers.subtract(kept[k][1].reads)
+        gone = set(dead)
+        kept = [pair for k, pair in enumerate(kept) if k not in gone]
+    return kept
 
 
-def _dead(stmt: ast.stmt, part: _Tokens, read: set[str]) -> bool:
+def _dead(stmt: ast.stmt, part: _Tokens, readers: Counter[str]) -> bool:
     if isinstance(stmt, ast.Expr):
         return isinstance(stmt.value, (ast.Name, ast.Constant, ast.Attribute))
     if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
@@ -320,7 +329,8 @@ def _dead(stmt: ast.stmt, part: _Tokens, read: set[str]) -> bool:
     names = [n for t in targets for n in (t.elts if isinstance(t, ast.Tuple) else [t])]
     # Only names bound, none read elsewhere, and nothing else changed (``x.append``: x changes).
     bound = {n.id for n in names if isinstance(n, ast.Name)}
-    return len(bound) == len(names) and part.writes == bound and not bound & read
+    return len(bound) == len(names) and part.writes == bound \
+        and not any(readers[name] - (name in part.reads) > 0 for name in bound)
 
 
 def canonical(body: list[_Tokens]) -> list[_Tokens]:
@@ -329,7 +339,7 @@ def canonical(body: list[_Tokens]) -> list[_Tokens]:
     the one whose normalised tokens hash smallest comes first. Two orders of the same
     independent statements give one; the dependencies are read from names alone, which is
     enough for fingerprints."""
-    if len(body) < 2:
+    if not 2 <= len(body) <= _ORDERED:
         return body
     after: list[list[int]] = [[] for _ in body]
     waiting = [0] * len(body)

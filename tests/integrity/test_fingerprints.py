@@ -182,3 +182,11 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
     dependent = "def f(a, b):\n    x = np.exp(a)\n    x = x * 2\n    return x\n"
     swapped = "def f(a, b):\n    x = a * 2\n    x = np.exp(x)\n    return x\n"
     assert prints(dependent, "f") != prints(swapped, "f")
+
+
+def test_a_hostile_chain_of_helpers_or_aliases_is_read_only_so_far():
+    chain = "".join(f"def h{k}(x):\n    return h{k + 1}(x) + {k}\n" for k in range(3000)) + "softmax = h0\n"
+    item = definitions([Cell(1, chain)], ["softmax"])["softmax"]
+    assert 1 <= item.source.count("def h") <= 64
+    loop = "a = b\nb = a\nsoftmax = a\n"  # names bound to each other: nothing
+    assert definitions([Cell(1, loop)], ["softmax"]) == {}
