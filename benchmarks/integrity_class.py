@@ -128,8 +128,8 @@ class _Style(ast.NodeTransformer):
 
 
     def _notes(self, node: ast.FunctionDef) -> list[ast.stmt]:
-        """The body with a few lines of the student's own that change nothing (what they looked
-        at while writing it), each at a place of its own."""
+        """The body with a few lines of the student's own that change nothing it returns (a
+        parameter checked or rebound their own way), each at a place of its own."""
         params = [a.arg for a in node.args.args if a.arg != "self"]
         body = list(node.body)
         docstring = 1 if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) else 0
@@ -156,9 +156,10 @@ class _Style(ast.NodeTransformer):
         return out
 
 
-_NOTES = ("shape_{n} = getattr({p}, 'shape', None)", "kind_{n} = type({p}).__name__",
-          "size_{n} = len({p}) if hasattr({p}, '__len__') else 0", "dims_{n} = getattr({p}, 'ndim', 0)",
-          "seen_{n} = {p} is None")
+# Each reads and rebinds a parameter, so it is live (the report drops statements that change
+# nothing the function returns), and holds a number of the student's own.
+_NOTES = ("{p} = {p} if {n} else {p}", "{p} = [{p}, {n}][0]", "{p}, seen_{n} = {p}, {n}",
+          "{p} = {p} if {p} is not None or {n} else {p}", "{p} = ({p}, {n})[0]")
 
 
 @dataclass(frozen=True)
@@ -304,13 +305,17 @@ def main() -> None:
     parser.add_argument("--students", type=int, default=60)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    planted = build(args.out, args.students, args.seed)
-    with open(args.out.with_suffix(".planted.csv"), "w", newline="", encoding="utf-8") as handle:
+    write_planted(args.out, build(args.out, args.students, args.seed))
+
+
+def write_planted(out: Path, planted: list[tuple[str, str, str]]) -> None:
+    """``OUT_DIR.planted.csv``: the planted rows, and a line to say where the class is."""
+    with open(out.with_suffix(".planted.csv"), "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["student_a", "student_b", "kind"])
         writer.writerows(planted)
-    print(f"{args.students} students in {args.out}; {len(planted)} planted pairs in "
-          f"{args.out.with_suffix('.planted.csv')}")
+    print(f"{sum(1 for _ in out.iterdir())} students in {out}; {len(planted)} planted rows in "
+          f"{out.with_suffix('.planted.csv')}")
 
 
 if __name__ == "__main__":

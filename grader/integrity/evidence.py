@@ -1,48 +1,54 @@
-"""The class's pairs of students who share work, scored.
+"""The class's pairs of students who share work, scored against the class itself.
 
-Per item, two kinds of evidence, each from 0 to 1:
+Per item and pair, two kinds of evidence:
 
-- **code**: of the fingerprints of the two students' items that are neither public
-  (``public``) nor common in the class (held by more than ``common_limit`` students, a tenth:
-  what independent students converge to), the share they hold both, each fingerprint weighing
-  ``1 / (holders - 1)`` (a copy: all of them; two students who happen to write a line as
-  several others do: a little), counted over at least ``MIN_PRINTS`` so that a one-line
-  function cannot be strong evidence;
+- **code**: how rare the fingerprints are that the two students share (``public`` set aside):
+  the level (the students of the class who hold a fingerprint) at which they share ``SHARED``
+  of them (a copy of code no one else wrote: 2; a way of writing the item that a third of the
+  class took: N / 3);
 - **behaviour**: both lost points on the item and their code returned the same values on its
-  hidden checks. ``1.5 / n`` when ``n`` students share those values (two: 0.75; ten: 0.15), and
-  a tenth of that when a known mistake (a catalogue mutant) explains them: a classic mistake
-  is made independently. A wrong answer two students share is strong evidence, but one item
-  of it alone never flags a pair: two people can slip the same unusual way once.
+  hidden checks (``behaviour``), unless a known mistake (a catalogue mutant) explains them, the
+  item was never defined, or it calls another item of theirs that lost points too (one cause,
+  counted once, on the item that holds it).
 
-An item's evidence is the chance that either would say so, ``1 - (1 - code)(1 - behaviour)``;
-a pair's strength ``S`` is their sum over the items, and its score ``S / (S + F)``, where ``F``
-(``flag_at``) is ``FLAG`` in a class of up to ``SMALL_CLASS`` students and grows by half for
-every tenfold past it. A pair is flagged from ``S = F`` (score 0.5): in a small class, one
-item whose uncommon code is all shared, the same unusual wrong answers on two items, or the
-like. ``benchmarks/bench_integrity.py`` measures what that flags on a class with planted
-copies (the README gives the figures).
-
-Everything is indexed for the whole class (a fingerprint or a digest to the students who hold
-it): only students who share something are ever paired.
+Neither is read as it is: each is turned into its **rarity in this class**, ``-ln p``, ``p``
+the share of the class's pairs that share as much on that item (a copy of one item in a class
+of 1,000, held by no one else: ``ln 499,500 = 13.1``; two students of the third who wrote the
+item the same common way: ``ln 9 = 2.2``). A pair's strength ``T`` is the sum over the items of each
+rarity above ``FLOOR``, less the mean of the two students' strengths with the whole class (a
+student who writes every item a common way, or keeps to one style, shares that with everyone).
+What the class shares by chance, the class shows: the strengths of all its pairs are measured,
+their upper tail fitted (``_Tail``: exponential, from the top ``TAIL`` of the pairs, its
+scale from their median, robust to the copies among them, and never steeper than one item's
+``e^-x``), and a pair's ``expected`` is how many pairs of this class would be as strong by
+chance. A pair is listed when that is at most ``ALPHA``: whatever the class's size and however
+strongly its students converge, about ``ALPHA`` honest pairs on the list.
+``benchmarks/bench_integrity_calibration.py`` measures it (the README gives the figures).
 """
 
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 
-from .fingerprints import ItemCode
-from .public import Public
+import numpy as np
 
-MIN_PRINTS = 4
-EXPLAINED = 0.1  # the weight of a shared wrong output that a known mistake explains
-FLAG = 1.0  # the strength from which a pair of a class of up to SMALL_CLASS students is listed
-SMALL_CLASS = 40
-SHARED_ANSWER = 1.5  # the behaviour evidence of n students who returned the same wrong values: 1.5 / n
-LISTED = 0.25  # an item's evidence from which it is named in the pair's row
+from .fingerprints import ItemCode
+from .public import SOLUTION_ITEMS, Public, solution_items
+
+ALPHA = 0.5  # listed when this class would produce at most this many pairs as strong by chance
+GROUP_ITEMS = 2  # items on which the same students alone share code, from which they are a group
+GROUP_MOST = 12  # students in such a group, at most, and an eighth of the class (a group of 5 at 40)
+GROUP = 2.0  # a link that lists its pair when it closes a triangle of such links (``flagged``)
+STRONG = 0.01  # a link that joins two students in one group on its own (``clusters``)
+TAIL = 0.1  # the share of the class's pairs whose strengths the tail is fitted on
+TAIL_MIN = 10  # ... and at least this many pairs
+SHARED = 3  # fingerprints two students share at a level of rarity for an item to count at that level
+FLOOR = 1.5  # the rarity an item is counted from: what 1 pair in 4.5 of the class shares is no evidence
+LISTED = math.log(20)  # an item's rarity from which it is named: shared as by 1 pair in 20 of the class
 
 
 @dataclass(frozen=True)
@@ -50,7 +56,7 @@ class Work:
     """What one student handed in and returned, as the report compares it."""
 
     student: str
-    code: Mapping[str, ItemCode]  # item -> the student's definition
+    code: Mapping[str, ItemCode]  # item -> what the student's item runs
     behaviour: Mapping[str, str] = field(default_factory=dict)  # item -> digest, for items that lost points
     explained: frozenset[str] = frozenset()  # items whose lost points a known mistake explains
 
@@ -58,16 +64,16 @@ class Work:
 @dataclass(frozen=True)
 class ItemEvidence:
     item: str
-    code: float
-    behaviour: float
+    code: float  # the rarity of the code they share (0: none)
+    behaviour: float  # the rarity of the wrong values they share (0: none, or no evidence)
     sharers: int  # students whose code returned the same wrong values (0: none shared)
     explained: bool  # a known mistake explains those values
-    lines_a: tuple[int, ...]  # lines of a's definition that hold shared uncommon code (flagged pairs only)
-    lines_b: tuple[int, ...]
+    lines_a: tuple[int, ...] = ()  # lines of a's code that hold shared fingerprints (listed pairs only)
+    lines_b: tuple[int, ...] = ()
 
     @property
     def strength(self) -> float:
-        return 1 - (1 - self.code) * (1 - self.behaviour)
+        return self.code + self.behaviour
 
 
 @dataclass(frozen=True)
@@ -76,11 +82,13 @@ class Pair:
     b: str
     strength: float
     items: tuple[ItemEvidence, ...]  # the items with any evidence, strongest first
-    flag: float = FLAG  # the strength from which it is listed, in its class (``flag_at``)
+    expected: float  # how many pairs of this class would be as strong by chance
+    group: int = 0  # the students who alone share code on ``GROUP_ITEMS`` items, these two among them (0: none)
 
     @property
     def score(self) -> float:
-        return self.strength / (self.strength + self.flag)
+        """1 - ``expected``: listed from 0.5 (a group's pairs: 0.5 at least)."""
+        return max(0.5 if self.group else 0.0, 1.0 - self.expected)
 
     @property
     def listed(self) -> tuple[ItemEvidence, ...]:
@@ -88,18 +96,17 @@ class Pair:
 
     @property
     def evidence(self) -> str:
-        """One sentence a person can check; it never accuses."""
+        """One sentence a person can check, strongest item first; it never accuses."""
         code = [e.item for e in self.listed if e.code >= LISTED]
-        wrong = [e for e in self.listed if e.behaviour > 0]
+        wrong = [e for e in self.items if e.behaviour >= LISTED]
         parts = []
         if code:
-            parts.append(f"share uncommon code on {_count(len(code), 'item')} ({', '.join(code)})")
+            parts.append(f"share code few others wrote on {_count(len(code), 'item')} ({', '.join(code)})")
         if wrong:
-            known = sum(e.explained for e in wrong)
-            text = f"the same wrong outputs on {_count(len(wrong), 'item')} ({', '.join(e.item for e in wrong)})"
-            if known:
-                text += f", {known} of them a known mistake"
-            parts.append(("their code returned " if not code else "") + text)
+            parts.append(f"returned the same wrong values on {_count(len(wrong), 'item')} "
+                         f"({', '.join(e.item for e in wrong)})")
+        if self.group:
+            parts.append(f"are 2 of {self.group} students who alone share code on several items")
         if not parts:
             return f"share a little uncommon code or the same wrong outputs on {_count(len(self.items), 'item')}"
         return " and ".join(parts)
@@ -109,84 +116,206 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}{'s' * (n != 1)}"
 
 
-def flag_at(students: int) -> float:
-    """The strength from which a pair is listed: ``FLAG``, and half a unit more for every tenfold
-    of students past ``SMALL_CLASS``, since the pairs that may coincide by chance grow as the
-    square of the class (1,000 students: 1.7)."""
-    return FLAG + 0.5 * math.log10(max(1.0, students / SMALL_CLASS))
+@dataclass(frozen=True)
+class _Tail:
+    """The upper tail of the class's pair strengths: ``count`` pairs above ``start``, and
+    beyond it, ``count * exp(-(t - start) / scale)``."""
+
+    start: float
+    scale: float
+    count: int
+
+    def expected(self, strength: np.ndarray) -> np.ndarray:
+        return self.count * np.exp(-(strength - self.start) / self.scale)
 
 
-def common_limit(students: int) -> int:
-    """How many students may hold a fingerprint before it counts as convergence."""
-    return max(4, math.ceil(students / 10))
+def tail(strengths: np.ndarray) -> _Tail:
+    count = min(len(strengths) - 1, max(TAIL_MIN, math.ceil(TAIL * len(strengths))))
+    if count < 1:
+        return _Tail(0.0, 1.0, 1)
+    top = np.partition(strengths, len(strengths) - count - 1)[len(strengths) - count - 1:]
+    start = float(top.min())
+    excess = np.sort(top)[1:] - start
+    # The median, not the mean: the copies among the top pairs do not stretch the tail. One
+    # item's rarity alone falls as e^-x: no sum of them falls faster.
+    return _Tail(start, max(1.0, float(np.median(excess)) / math.log(2)), count)
 
 
-def pairs(works: Sequence[Work], public: Public) -> list[Pair]:
-    """Every pair with some evidence, strongest first; ``flagged`` picks those to report. The
-    lines of shared code (``ItemEvidence.lines_a``, ``lines_b``) are found for the flagged
-    pairs alone: the page shows no other, and a class of 1,000 has some 10⁵ pairs with a little."""
-    limit = common_limit(len(works))
-    flag = flag_at(len(works))
-    evidence: dict[tuple[int, int], list[ItemEvidence]] = defaultdict(list)
-    own_of_item: dict[str, list[set[int]]] = {}
-    items = sorted({item for w in works for item in (*w.code, *w.behaviour)})
-    for item in items:
+@dataclass
+class _Item:
+    """One item across the class: what is needed again for the pairs that are listed."""
+
+    holders: dict[int, int]  # fingerprint -> how many students hold it, those held by two or more
+    own: list[set[int]]  # per student, their fingerprints that are not public
+    level: np.ndarray  # holders -> the level of rarity it is counted at
+    at_most: np.ndarray  # level -> how many pairs of the class share ``SHARED`` fingerprints that rare
+    behaviour: dict[int, tuple[str, int, float]]  # student -> (digest, sharers, rarity), counted ones
+
+
+def pairs(works: Sequence[Work], public: Public, keep: float = GROUP) -> list[Pair]:
+    """The pairs of which this class would produce at most ``keep`` by chance, strongest first
+    (``flagged`` picks those to list)."""
+    n = len(works)
+    if n < 2:
+        return []
+    total_pairs = n * (n - 1) // 2
+    upper = np.triu_indices(n, 1)
+    strength = np.zeros(total_pairs)
+    items: dict[str, _Item] = {}
+    alone: dict[frozenset[int], set[str]] = defaultdict(set)  # students -> items whose code only they share
+    most = min(GROUP_MOST, max(5, n // 8))  # more is a way of writing it that many took, not a group
+    for item in sorted({item for w in works for item in (*w.code, *w.behaviour)}):
         own = [_own_prints(w.code.get(item), public) for w in works]
-        holders: dict[int, list[int]] = defaultdict(list)
+        held: dict[int, list[int]] = defaultdict(list)
         for index, prints in enumerate(own):
             for h in prints:
-                holders[h].append(index)
-        # Held by more than ``limit``: what independent students converge to, no evidence. Any
-        # other weighs 1 / (its holders - 1), as rare as it is.
-        weight = {h: 1 / max(1, len(who) - 1) for h, who in holders.items() if len(who) <= limit}
-        own = own_of_item[item] = [{h for h in prints if h in weight} for prints in own]
-        total = [sum(weight[h] for h in prints) for prints in own]
-        # What two students share is what both hold: summed as it is enumerated, never as sets.
-        shared: dict[tuple[int, int], list[float]] = {}  # (weight, count) of what both hold
-        for h, who in holders.items():
-            if 2 <= len(who) <= limit:
-                rarity = weight[h]
-                for key in combinations(who, 2):
-                    if (acc := shared.get(key)) is None:
-                        shared[key] = [rarity, 1]
-                    else:
-                        acc[0] += rarity
-                        acc[1] += 1
-        returned: dict[str, list[int]] = defaultdict(list)
-        for index, w in enumerate(works):
-            if w.behaviour.get(item):
-                returned[w.behaviour[item]].append(index)
-        same: dict[tuple[int, int], int] = {}
-        for who in returned.values():
-            for key in combinations(who, 2):
-                same[key] = len(who)
-        for i, j in shared.keys() | same.keys():
-            acc = shared.get((i, j))
-            code = 0.0 if acc is None else _share(acc[0], int(acc[1]), total[i] + total[j] - acc[0],
-                                                  len(own[i]) + len(own[j]) - int(acc[1]))
-            sharers = same.get((i, j), 0)
-            explained = sharers > 0 and (item in works[i].explained or item in works[j].explained)
-            behaviour = (SHARED_ANSWER / sharers) * (EXPLAINED if explained else 1.0) if sharers else 0.0
-            evidence[(i, j)].append(ItemEvidence(item, code, behaviour, sharers, explained, (), ()))
+                held[h].append(index)
+        sets = Counter(frozenset(who) for who in held.values() if 3 <= len(who) <= most)
+        for students, count in sets.items():
+            if count >= SHARED:
+                alone[students].add(item)
+        reached, level = _reached(held, n, upper)
+        at_most = np.cumsum(np.bincount(np.where(reached == 0, n + 1, reached), minlength=n + 2))
+        code = np.where(reached == 0, 0.0, -np.log(np.maximum(at_most[reached], 1) / total_pairs))
+        counted = _behaviour_counted(works, item)
+        behaviour = _behaviour_rarity(counted, n, total_pairs)
+        strength += np.maximum(0.0, code - FLOOR) + np.maximum(0.0, behaviour - FLOOR)
+        items[item] = _Item({h: len(who) for h, who in held.items() if len(who) >= 2}, own, level, at_most, counted)
+    # A student who shares much with everyone (who writes every item a common way, or keeps to one
+    # style) shares it by chance with each: the mean of the two students' strengths with the class
+    # is set aside.
+    mean = (np.bincount(upper[0], strength, n) + np.bincount(upper[1], strength, n)) / (n - 1)
+    strength = np.maximum(0.0, strength - (mean[upper[0]] + mean[upper[1]]) / 2)
+    fit = tail(strength)
+    expected = fit.expected(strength)
+    # Students who alone share code on several items are a group, however many of them share it
+    # (five who share one solution are ten pairs of the class that share it: each pair's rarity
+    # is diluted), for chance does not give the same few students the same code twice.
+    grouped = {}
+    for students, shared_items in alone.items():
+        if len(shared_items) >= GROUP_ITEMS:
+            for i, j in combinations(sorted(students), 2):
+                grouped[i * (2 * n - i - 1) // 2 + (j - i - 1)] = len(students)
     found = []
-    for (i, j), per_item in evidence.items():
-        per_item.sort(key=lambda e: (-e.strength, e.item))
-        pair = Pair(works[i].student, works[j].student, sum(e.strength for e in per_item), tuple(per_item), flag)
-        if pair.strength >= flag:
-            pair = replace(pair, items=tuple(_with_lines(e, works[i], works[j], own_of_item[e.item][i] &
-                                                         own_of_item[e.item][j]) for e in per_item))
-        found.append(pair)
+    for k in sorted({*np.nonzero(expected <= keep)[0].tolist(), *grouped}):
+        i, j = int(upper[0][k]), int(upper[1][k])
+        per_item = tuple(sorted((e for item, data in items.items()
+                                 if (e := _evidence(item, data, works[i], works[j], i, j, total_pairs)).strength > 0),
+                                key=lambda e: (-e.strength, e.item)))
+        found.append(Pair(works[i].student, works[j].student, float(strength[k]), per_item, float(expected[k]),
+                          grouped.get(k, 0)))
     found.sort(key=lambda p: (-p.strength, p.a, p.b))
     return found
 
 
+def _reached(held: Mapping[int, list[int]], n: int, upper: tuple[np.ndarray, np.ndarray]
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair, the rarest level at which the two share ``SHARED`` fingerprints (0: none, or
+    only at a level too common to count): the fingerprints are taken rarest first, a level at a
+    time (each up to a quarter more holders than the last), and added up as a
+    students-by-students matrix product. Also the level of each count of holders."""
+    shared = sorted((len(who), h) for h, who in held.items() if len(who) >= 2)
+    level = np.zeros(n + 1, dtype=np.int64)
+    reached = np.zeros(len(upper[0]), dtype=np.int64)
+    count = np.zeros((n, n), dtype=np.float32)
+    k = 0
+    while k < len(shared):
+        top = max(shared[k][0], int(shared[k][0] * 1.25))
+        stop = k
+        while stop < len(shared) and shared[stop][0] <= top:
+            stop += 1
+        matrix = np.zeros((n, stop - k), dtype=np.float32)
+        for column, (_, h) in enumerate(shared[k:stop]):
+            matrix[held[h], column] = 1.0
+        count += matrix @ matrix.T
+        reached[(reached == 0) & (count[upper] >= SHARED)] = top
+        level[shared[k][0]:top + 1] = top
+        k = stop
+        if np.count_nonzero(reached) > math.exp(-FLOOR) * len(reached):
+            break  # what more pairs than that share counts for nothing (``FLOOR``): the common levels cost most
+    return reached, level
+
+
+def _behaviour_counted(works: Sequence[Work], item: str) -> dict[int, tuple[str, int, float]]:
+    """The students whose wrong values on ``item`` count, with their digest, how many share it,
+    and its rarity: the share of the class's pairs that share a digest held as rarely."""
+    groups: dict[str, list[int]] = defaultdict(list)
+    for index, w in enumerate(works):
+        digest = w.behaviour.get(item)
+        code = w.code.get(item)
+        if not digest or code is None:  # never defined: nothing it returned is its own
+            continue
+        if any(w.behaviour.get(other) for other in code.calls):  # one wrong helper, counted on its item
+            continue
+        groups[digest].append(index)
+    total = len(works) * (len(works) - 1) // 2
+    sizes = sorted(len(g) for g in groups.values() if len(g) >= 2)
+    counted = {}
+    for digest, who in groups.items():
+        if len(who) < 2:
+            continue
+        as_rare = sum(s * (s - 1) // 2 for s in sizes if s <= len(who))
+        rarity = -math.log(as_rare / total)
+        for index in who:
+            known = item in works[index].explained
+            counted[index] = (digest, len(who), 0.0 if known else rarity)
+    return counted
+
+
+def _behaviour_rarity(counted: Mapping[int, tuple[str, int, float]], n: int, total_pairs: int) -> np.ndarray:
+    out = np.zeros(total_pairs)
+    groups: dict[str, list[int]] = defaultdict(list)
+    for index, (digest, _, _) in counted.items():
+        groups[digest].append(index)
+    for who in groups.values():
+        who.sort()
+        a, b = np.triu_indices(len(who), 1)
+        i, j = np.asarray(who)[a], np.asarray(who)[b]
+        rarity = np.minimum([counted[x][2] for x in i], [counted[x][2] for x in j])
+        out[i * (2 * n - i - 1) // 2 + (j - i - 1)] = rarity
+    return out
+
+
+def _evidence(item: str, data: _Item, a: Work, b: Work, i: int, j: int, total_pairs: int) -> ItemEvidence:
+    both = {h for h in data.own[i] & data.own[j] if h in data.holders}
+    rarest = sorted(data.holders[h] for h in both)
+    level = int(data.level[rarest[SHARED - 1]]) if len(rarest) >= SHARED else 0
+    code = -math.log(data.at_most[level] / total_pairs) if level else 0.0  # 0: none, or too common to count
+    ba, bb = data.behaviour.get(i), data.behaviour.get(j)
+    shared = ba is not None and bb is not None and ba[0] == bb[0]
+    behaviour = min(ba[2], bb[2]) if shared and ba and bb else 0.0
+    explained = shared and (item in a.explained or item in b.explained)
+    evidence = ItemEvidence(item, code, behaviour, ba[1] if shared and ba else 0, explained)
+    if evidence.strength >= LISTED and both:
+        evidence = replace(evidence, lines_a=_lines(a.code.get(item), both), lines_b=_lines(b.code.get(item), both))
+    return evidence
+
+
 def flagged(found: Iterable[Pair]) -> list[Pair]:
-    return [p for p in found if p.strength >= p.flag]
+    """The pairs to list: those this class would produce at most ``ALPHA`` of by chance, and
+    those of a triangle of links each of which it would produce at most ``GROUP`` of. Students
+    who share one solution dilute each other's rarity (five who share an item are ten pairs of
+    the class that share it), but chance does not join three pairs into a triangle."""
+    found = list(found)
+    loose = {frozenset((p.a, p.b)) for p in found if p.expected <= GROUP}
+    peers: dict[str, set[str]] = defaultdict(set)
+    for link in loose:
+        a, b = tuple(link)
+        peers[a].add(b)
+        peers[b].add(a)
+    return [p for p in found if p.expected <= ALPHA or p.group or frozenset((p.a, p.b)) in loose
+            and peers[p.a] & peers[p.b]]
 
 
 def clusters(found: Sequence[Pair]) -> list[tuple[str, ...]]:
-    """Groups of three or more students joined by flagged pairs, largest first."""
+    """Groups of three or more students among the listed pairs ``found``, joined by strong links
+    only, largest first: a link of ``STRONG`` or less, or one of a triangle of listed pairs. A
+    chain of weak links is no group."""
     parent: dict[str, str] = {}
+    peers: dict[str, set[str]] = defaultdict(set)
+    for p in found:
+        peers[p.a].add(p.b)
+        peers[p.b].add(p.a)
 
     def root(s: str) -> str:
         while parent.setdefault(s, s) != s:
@@ -194,7 +323,8 @@ def clusters(found: Sequence[Pair]) -> list[tuple[str, ...]]:
         return s
 
     for p in found:
-        parent[root(p.a)] = root(p.b)
+        if p.expected <= STRONG or p.group or peers[p.a] & peers[p.b]:
+            parent[root(p.a)] = root(p.b)
     groups: dict[str, list[str]] = defaultdict(list)
     for s in parent:
         groups[root(s)].append(s)
@@ -211,29 +341,26 @@ def public_matches(work: Work, public: Public) -> dict[str, tuple[str, ...]]:
         counts: dict[str, int] = defaultdict(int)
         for h in own:
             for name in public.sources.get(h, ()):
-                counts[name] += 1
+                if public.for_item(name, item):  # a torch module's port is no source of a NumPy function
+                    counts[name] += 1
         best = [name for name, n in counts.items() if n >= len(own) / 2]
         if best:
             matches[item] = tuple(sorted(best))
     return matches
 
 
-def _share(shared: float, count: int, union: float, union_count: int) -> float:
-    """The weight of the fingerprints two students share among all of theirs (``union``),
-    counted over at least ``MIN_PRINTS`` of them."""
-    share = 1.0 if count == union_count else min(1.0, shared / union)  # all shared: exactly, whatever the rounding
-    return share * min(1.0, union_count / MIN_PRINTS)
-
-
 def _own_prints(code: ItemCode | None, public: Public) -> set[int]:
     return set() if code is None else {h for h in code.hashes if not public.is_public(h)}
-
-
-def _with_lines(e: ItemEvidence, a: Work, b: Work, hashes: set[int]) -> ItemEvidence:
-    return replace(e, lines_a=_lines(a.code.get(e.item), hashes), lines_b=_lines(b.code.get(e.item), hashes))
 
 
 def _lines(code: ItemCode | None, hashes: set[int]) -> tuple[int, ...]:
     if code is None or not hashes:
         return ()
     return tuple(sorted({line for h, first, last in code.prints if h in hashes for line in range(first, last + 1)}))
+
+
+def solution_matches(work: Work, public: Public) -> tuple[str, ...]:
+    """The items on which ``work`` hands in the instructor's solution, when there are at least
+    ``SOLUTION_ITEMS`` of them (one item alike can be chance); () otherwise."""
+    found = solution_items(work.code, public)
+    return found if len(found) >= SOLUTION_ITEMS else ()

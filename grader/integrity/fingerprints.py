@@ -19,10 +19,12 @@ code it covers, for the page to mark.
 from __future__ import annotations
 
 import ast
+import heapq
 import re
 import zlib
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -41,36 +43,134 @@ Print = tuple[int, int, int]  # (hash, first line, last line) of the code it cov
 
 @dataclass(frozen=True)
 class ItemCode:
-    """One definition (a ``def`` or ``class``) as the student wrote it, and its fingerprints."""
+    """What an item runs, as the student wrote it: its definition (a ``def`` or ``class``, or
+    the one a name is bound to), then every helper of the student's it reaches; and its
+    fingerprints, lines counted in ``source``."""
 
     name: str
     source: str
     where: str  # the cell, as the student sees it
     prints: tuple[Print, ...]
+    calls: frozenset[str] = frozenset()  # the other graded items it calls
 
     @property
     def hashes(self) -> frozenset[int]:
         return frozenset(h for h, _, _ in self.prints)
 
 
+@dataclass(frozen=True)
+class _Bound:
+    node: ast.stmt  # a top-level definition
+    lines: list[str]  # its cell's
+    where: str
+
+
 def definitions(cells: Iterable[Cell], names: Iterable[str] | None = None) -> dict[str, ItemCode]:
-    """The last top-level definition of each of ``names`` (every one, without ``names``) in
-    ``cells``, as a notebook's kernel would keep it. A cell that does not parse is skipped."""
-    wanted = None if names is None else set(names)
-    found: dict[str, ItemCode] = {}
+    """The code each of ``names`` (every top-level definition, without ``names``) runs in
+    ``cells``, as a notebook's kernel would keep it: the last binding of the name (a definition,
+    or ``name = other`` for another name's), the functions attached to it later
+    (``Cls.method = function``), and, at any depth, the student's own helpers they call (other
+    items of ``names`` are items of their own: named in ``calls``, not read). A cell that does
+    not parse is skipped."""
+    bound: dict[str, _Bound] = {}
+    alias: dict[str, str] = {}
+    attached: dict[str, list[str]] = defaultdict(list)
     for cell in cells:
         tree = _parse(cell.source)
         if tree is None:
             continue
+        lines, where = cell.source.splitlines(), cell.label
         for node in tree.body:
-            if isinstance(node, _DEFINITIONS) and (wanted is None or node.name in wanted):
-                name, text = node.name, "\n".join(cell.source.splitlines()[node.lineno - 1:node.end_lineno])
-                try:
-                    prints = fingerprint(node)
-                except (RecursionError, MemoryError, ValueError):  # a pathological submission
-                    continue
-                found[name] = ItemCode(name, text, cell.label, prints)
+            if isinstance(node, _DEFINITIONS):
+                bound[node.name] = _Bound(node, lines, where)
+                alias.pop(node.name, None)
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Name):
+                target = node.targets[0]
+                if isinstance(target, ast.Name):
+                    alias[target.id] = node.value.id
+                    bound.pop(target.id, None)
+                elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                    attached[target.value.id].append(node.value.id)
+    graded = set(bound) | set(alias) if names is None else set(names)
+    found: dict[str, ItemCode] = {}
+    for name in sorted(graded):
+        try:
+            code = _item(name, bound, alias, attached, graded)
+        except (RecursionError, MemoryError, ValueError):  # a pathological submission
+            continue
+        if code is not None:
+            found[name] = code
     return found
+
+
+def _resolve(name: str, bound: Mapping[str, _Bound], alias: Mapping[str, str]) -> _Bound | None:
+    for _ in range(len(alias) + 1):  # ``a = b; b = a`` binds nothing
+        if name in bound:
+            return bound[name]
+        if name not in alias:
+            return None
+        name = alias[name]
+    return None
+
+
+def _item(name: str, bound: Mapping[str, _Bound], alias: Mapping[str, str],
+          attached: Mapping[str, list[str]], graded: set[str]) -> ItemCode | None:
+    first = _resolve(name, bound, alias)
+    if first is None:
+        return None
+    reached: dict[int, tuple[_Bound, _Tokens]] = {}
+    calls: set[str] = set()
+    queue = [first]
+    while queue and len(reached) < _REACHED:
+        here = queue.pop()
+        if id(here.node) in reached:
+            continue
+        part = _statement(here.node, here.node.lineno)
+        reached[id(here.node)] = (here, part)
+        referred = set(part.reads)
+        for key in {getattr(here.node, "name", ""), *([name] if here is first else [])}:
+            referred.update(attached.get(key, []))
+        for other in referred - {name}:
+            helper = _resolve(other, bound, alias)
+            if helper is None:
+                continue
+            if other in graded:
+                calls.add(other)
+            elif id(helper.node) not in reached:
+                queue.append(helper)
+    # The item's definition, then its helpers in the order of their normalised tokens (not by
+    # name, nor by where they are: both are the student's own).
+    own = reached.pop(id(first.node))
+    order = [own, *sorted(reached.values(), key=lambda r: zlib.crc32("\x00".join(r[1].texts).encode()))]
+    texts: list[str] = []
+    lines: list[int] = []
+    sources: list[str] = []
+    offset = 0
+    for bound_to, part in order:
+        node = bound_to.node
+        texts += part.texts
+        lines += [line - node.lineno + 1 + offset for line in part.lines]
+        text = "\n".join(bound_to.lines[node.lineno - 1:node.end_lineno])
+        sources.append(text)
+        offset += text.count("\n") + 3  # two blank lines between definitions
+    return ItemCode(name, "\n\n\n".join(sources), first.where, _prints(texts, lines), frozenset(calls))
+
+
+def top_level(cells: Iterable[Cell]) -> frozenset[int]:
+    """The fingerprints of the code of ``cells`` that is not in a definition, read as one
+    block (a tutorial written as a script)."""
+    body: list[ast.stmt] = []
+    for cell in cells:
+        tree = _parse(cell.source)
+        if tree is not None:
+            body += [node for node in tree.body if not isinstance(node, (*_DEFINITIONS, ast.Import, ast.ImportFrom))]
+    if not body:
+        return frozenset()
+    try:
+        out = _statement(ast.Module(body, []), 1)
+    except (RecursionError, MemoryError, ValueError):
+        return frozenset()
+    return frozenset(h for h, _, _ in _prints(out.texts, out.lines))
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -82,9 +182,7 @@ def _parse(source: str) -> ast.Module | None:
     return None
 
 
-def fingerprint(definition: ast.stmt) -> tuple[Print, ...]:
-    """The winnowed fingerprints of one definition, lines counted from its first line."""
-    texts, lines = tokens(definition)
+def _prints(texts: Sequence[str], lines: Sequence[int]) -> tuple[Print, ...]:
     if len(texts) < K:
         return ()
     ids = np.fromiter((_token_id(text) for text in texts), dtype=np.uint64, count=len(texts))
@@ -92,58 +190,178 @@ def fingerprint(definition: ast.stmt) -> tuple[Print, ...]:
     hashes = np.zeros(n, dtype=np.uint64)
     for j in range(K):  # sum of id * BASE ** (K - 1 - j), wrapping at 2 ** 64
         hashes = hashes * _BASE + ids[j:j + n]
-    at = np.asarray(lines) - (definition.lineno - 1)
-    last = np.lib.stride_tricks.sliding_window_view(at, K).max(axis=1)
-    return tuple((int(hashes[j]), int(at[j]), int(last[j])) for j in winnow(hashes))
+    at = np.lib.stride_tricks.sliding_window_view(np.asarray(lines), K)
+    first, last = at.min(axis=1), at.max(axis=1)  # reordered statements: a k-gram's lines need not be in order
+    return tuple((int(hashes[j]), int(first[j]), int(last[j])) for j in winnow(hashes))
+
+
+@dataclass
+class _Tokens:
+    """Tokens as they are written out, with the names the code they come from reads and writes."""
+
+    texts: list[str] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    reads: set[str] = field(default_factory=set)
+    writes: set[str] = field(default_factory=set)
+    barrier: bool = False  # ``return``, ``raise``, ``yield`` ...: nothing moves across it
+
+    def add(self, text: str, line: int) -> None:
+        self.texts.append(text)
+        self.lines.append(line)
+
+    def extend(self, other: _Tokens) -> None:
+        self.texts += other.texts
+        self.lines += other.lines
+        self.reads |= other.reads
+        self.writes |= other.writes
+        self.barrier |= other.barrier
 
 
 def tokens(definition: ast.AST) -> tuple[list[str], list[int]]:
-    """The normalised tokens of ``definition`` in the order they are written, and the line of each."""
-    texts: list[str] = []
-    lines: list[int] = []
+    """The normalised tokens of ``definition``, and the line of each: in the order they are
+    written, but for the statements that change nothing (``live``) and the order of
+    independent statements (``canonical``)."""
+    out = _statement(definition, getattr(definition, "lineno", 1))
+    return out.texts, out.lines
 
-    def add(text: str, line: int) -> None:
-        texts.append(text)
-        lines.append(line)
 
-    def walk(node: ast.AST, line: int) -> None:
-        kind = type(node)
-        line = getattr(node, "lineno", line)
-        if kind is ast.Name or kind is ast.arg:
-            add("v", line)
-        elif kind is ast.Constant:
-            value = node.value  # type: ignore[attr-defined]
-            add("S" if isinstance(value, (str, bytes)) else repr(value), line)
-        elif kind is ast.JoinedStr:
-            add("S", line)
-        elif kind is ast.Attribute:
-            walk(node.value, line)  # type: ignore[attr-defined]
-            add("." + node.attr, line)  # type: ignore[attr-defined]
-        elif kind is ast.keyword:
-            add(f"{node.arg}=", line)  # type: ignore[attr-defined]
-            walk(node.value, line)  # type: ignore[attr-defined]
-        elif isinstance(node, ast.Call) and (operands := _matmul(node)) is not None:
-            add("BinOp", line)
-            walk(operands[0], line)
-            add("MatMult", line)
-            walk(operands[1], line)
-        else:
-            add(kind.__name__, line)
-            for field in node._fields:
-                if field in _SKIPPED:
-                    continue
-                value = getattr(node, field, None)
-                if field == "body" and isinstance(node, _DEFINITIONS):
-                    value = _without_docstring(node.body)
-                if isinstance(value, list):
+def _walk(node: ast.AST, line: int, out: _Tokens) -> None:
+    kind = type(node)
+    line = getattr(node, "lineno", line)
+    if kind is ast.Name:
+        out.add("v", line)
+        (out.writes if isinstance(node.ctx, (ast.Store, ast.Del)) else out.reads).add(node.id)  # type: ignore[attr-defined]
+    elif kind is ast.arg:
+        out.add("v", line)
+    elif kind is ast.Constant:
+        value = node.value  # type: ignore[attr-defined]
+        out.add("S" if isinstance(value, (str, bytes)) else repr(value), line)
+    elif kind is ast.JoinedStr:
+        out.add("S", line)
+    elif kind is ast.Attribute:
+        if isinstance(node.ctx, (ast.Store, ast.Del)):  # type: ignore[attr-defined]
+            _changes(node, out)
+        _walk(node.value, line, out)  # type: ignore[attr-defined]
+        out.add("." + node.attr, line)  # type: ignore[attr-defined]
+    elif kind is ast.keyword:
+        out.add(f"{node.arg}=", line)  # type: ignore[attr-defined]
+        _walk(node.value, line, out)  # type: ignore[attr-defined]
+    elif isinstance(node, ast.Call) and (operands := _matmul(node)) is not None:
+        out.add("BinOp", line)
+        _walk(operands[0], line, out)
+        out.add("MatMult", line)
+        _walk(operands[1], line, out)
+    else:
+        out.add(kind.__name__, line)
+        if isinstance(node, _BARRIERS) or kind in (ast.Yield, ast.YieldFrom, ast.Await):
+            out.barrier = True
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                or isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            _changes(node, out)
+        for name in node._fields:
+            if name in _SKIPPED:
+                continue
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                if name == "body" and isinstance(node, _DEFINITIONS):
+                    value = _without_docstring(value)
+                if value and isinstance(value[0], ast.stmt):
+                    parts = [(child, _statement(child, line)) for child in value]
+                    if name == "body" and isinstance(node, _FUNCTIONS):
+                        parts = live(parts)
+                    for part in canonical([part for _, part in parts]):
+                        out.extend(part)
+                else:
                     for child in value:
                         if isinstance(child, ast.AST):
-                            walk(child, line)
-                elif isinstance(value, ast.AST):
-                    walk(value, line)
+                            _walk(child, line, out)
+            elif isinstance(value, ast.AST):
+                _walk(value, line, out)
 
-    walk(definition, definition.lineno)  # type: ignore[attr-defined]
-    return texts, lines
+
+def _statement(stmt: ast.AST, line: int) -> _Tokens:
+    out = _Tokens()
+    _walk(stmt, line, out)
+    return out
+
+
+def _changes(node: ast.AST, out: _Tokens) -> None:
+    """``x.append(y)``, ``x[i] = y``, ``self.w = y``: x changes (a library's calls change nothing)."""
+    root = node
+    while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
+        root = root.func if isinstance(root, ast.Call) else root.value
+    if isinstance(root, ast.Name) and root.id not in _LIBRARIES:
+        out.writes.add(root.id)
+
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_BARRIERS = (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.Try, ast.While)
+_LIBRARIES = frozenset({"np", "numpy", "torch", "nn", "F", "math"})
+_REACHED = 64  # definitions an item reaches, at most (a student's helpers are a few)
+_ROUNDS = 8  # of dropping dead statements: a chain of dead statements longer than this is kept in part
+_ORDERED = 200  # statements in a block, up to which their order is made canonical (pairs compared: quadratic)
+
+
+def live(body: list[tuple[ast.stmt, _Tokens]]) -> list[tuple[ast.stmt, _Tokens]]:
+    """A function's statements without the dead ones: assignments to names no other statement
+    reads, and expressions that compute nothing (a name, a constant, an attribute), a few
+    rounds over (a statement read only by a dead one is dead too). A function of dead
+    statements only is kept as written."""
+    kept = list(body)
+    readers = Counter(name for _, part in kept for name in part.reads)
+    for _ in range(_ROUNDS):
+        dead = [k for k, (stmt, part) in enumerate(kept) if _dead(stmt, part, readers)]
+        if not dead or len(dead) == len(kept):
+            break
+        for k in dead:
+            readers.subtract(kept[k][1].reads)
+        gone = set(dead)
+        kept = [pair for k, pair in enumerate(kept) if k not in gone]
+    return kept
+
+
+def _dead(stmt: ast.stmt, part: _Tokens, readers: Counter[str]) -> bool:
+    if isinstance(stmt, ast.Expr):
+        return isinstance(stmt.value, (ast.Name, ast.Constant, ast.Attribute))
+    if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+        return False
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    names = [n for t in targets for n in (t.elts if isinstance(t, ast.Tuple) else [t])]
+    # Only names bound, none read elsewhere, and nothing else changed (``x.append``: x changes).
+    bound = {n.id for n in names if isinstance(n, ast.Name)}
+    return len(bound) == len(names) and part.writes == bound \
+        and not any(readers[name] - (name in part.reads) > 0 for name in bound)
+
+
+def canonical(body: list[_Tokens]) -> list[_Tokens]:
+    """The statements of a block in a canonical order: a statement waits for those it depends on
+    (it reads what they write, or writes what they read or write), and of the statements ready,
+    the one whose normalised tokens hash smallest comes first. Two orders of the same
+    independent statements give one; the dependencies are read from names alone, which is
+    enough for fingerprints."""
+    if not 2 <= len(body) <= _ORDERED:
+        return body
+    after: list[list[int]] = [[] for _ in body]
+    waiting = [0] * len(body)
+    for j, later in enumerate(body):
+        for i in range(j):
+            first = body[i]
+            if first.barrier or later.barrier or first.writes & (later.reads | later.writes) \
+                    or later.writes & first.reads:
+                after[i].append(j)
+                waiting[j] += 1
+    keys = [zlib.crc32("\x00".join(part.texts).encode()) for part in body]
+    ready = [(keys[i], i) for i in range(len(body)) if not waiting[i]]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        _, i = heapq.heappop(ready)
+        order.append(body[i])
+        for j in after[i]:
+            waiting[j] -= 1
+            if not waiting[j]:
+                heapq.heappush(ready, (keys[j], j))
+    return order
 
 
 def _matmul(call: ast.Call) -> tuple[ast.expr, ast.expr] | None:

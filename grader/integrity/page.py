@@ -1,4 +1,5 @@
-"""``integrity.html``: the flagged pairs, their clusters, and each pair's code side by side.
+"""``integrity.html``: a worklist: the listed pairs strongest first, the groups, the students who
+handed in the instructor's solution, and each pair's code side by side.
 
 Self-contained like the other pages (``grader.render.html.page``): the shared uncommon lines
 are marked in both students' code, and the shared wrong outputs are said in words. It is
@@ -7,6 +8,7 @@ written for a person to look, and says so: it changes no grade.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 from ..render.html import esc, page
@@ -25,28 +27,38 @@ _STYLE = """<style>
 
 def integrity_page(assignment: str, flagged: Sequence[Pair], groups: Sequence[tuple[str, ...]],
                    code: Mapping[str, Mapping[str, ItemCode]], public: Mapping[str, Mapping[str, tuple[str, ...]]],
-                   students: int, notes: Sequence[str]) -> str:
+                   students: int, notes: Sequence[str],
+                   solution: Mapping[str, tuple[str, ...]] | None = None) -> str:
     body = [_STYLE, f"<h1>Who shared work: {esc(assignment)}</h1>",
             f"<p>{students} students compared; {len(flagged)} pair{'s' * (len(flagged) != 1)} to look at. "
-            "A pair is listed when its code shares uncommon passages (public code, the release's starter code "
-            "and what many students wrote are set aside), or its code returned the same unusual wrong values on "
-            "the hidden checks (a score of 0.5 or more: one item's uncommon code all shared, or the same wrong "
-            "answers on two items, or the like). This page is for a person to look: "
-            "it changes no grade, and similar work has innocent causes too.</p>"]
+            "Each item's shared code and shared wrong outputs are weighed by how rarely the pairs of this class "
+            "share as much (public code and the release's starter code set aside), and a pair is listed when this "
+            "class would produce fewer than one pair that strong by chance (score 1 - that number: 0.5 or more). "
+            "This page is for a person to look: it changes no grade, and similar work has innocent causes too.</p>"]
     if groups:
-        body.append('<h2 id="clusters">Groups of three or more</h2><ul>')
-        body += [f"<li>{esc(', '.join(g))}</li>" for g in groups]
+        body.append('<h2 id="clusters">Groups of three or more</h2><p>Joined by strong links only; each '
+                    "student with the peer whose work is closest to theirs.</p><ul>")
+        body += [f"<li>{esc(', '.join(f'{s} (closest: {peer})' for s, peer in _closest(g, flagged)))}</li>"
+                 for g in groups]
+        body.append("</ul>")
+    if solution:
+        body.append('<h2 id="solution">Matches the instructor\'s solution</h2><p>Code that holds most of the '
+                    "solution's own lines as written (names, comments and all) beyond the starter code: not a pair, "
+                    "but worth a look.</p><ul>")
+        ranked = sorted(solution.items(), key=lambda named: (-len(named[1]), named[0]))
+        body += [f"<li>{esc(s)}: matches the instructor's solution on {len(items)} item{'s' * (len(items) != 1)} "
+                 f"({esc(', '.join(items))})</li>" for s, items in ranked]
         body.append("</ul>")
     body.append('<h2 id="pairs">Pairs</h2>')
     if flagged:
         body.append("<table><tr><th>#</th><th>student_a</th><th>student_b</th><th>score</th><th>items</th>"
-                    "<th>evidence</th></tr>")
+                    "<th>why</th></tr>")
         body += [f'<tr><td><a href="#pair-{n}">{n}</a></td><td>{esc(p.a)}</td><td>{esc(p.b)}</td>'
                  f"<td>{p.score:.2f}</td><td>{esc('; '.join(e.item for e in p.listed))}</td>"
                  f"<td>{esc(p.evidence)}</td></tr>" for n, p in enumerate(flagged, start=1)]
         body.append("</table>")
     else:
-        body.append("<p>No pair shares enough uncommon work to be listed.</p>")
+        body.append("<p>No pair shares more than this class shares by chance.</p>")
     for n, p in enumerate(flagged, start=1):
         body += _pair(n, p, code.get(p.a, {}), code.get(p.b, {}))
     if public:
@@ -63,6 +75,14 @@ def integrity_page(assignment: str, flagged: Sequence[Pair], groups: Sequence[tu
     return page(f"Who shared work: {assignment}", body)
 
 
+def _closest(group: Sequence[str], flagged: Sequence[Pair]) -> list[tuple[str, str]]:
+    out = []
+    for student in group:
+        links = [(p.strength, p.b if p.a == student else p.a) for p in flagged if student in (p.a, p.b)]
+        out.append((student, max(links)[1] if links else ""))
+    return out
+
+
 def _pair(n: int, p: Pair, a: Mapping[str, ItemCode], b: Mapping[str, ItemCode]) -> list[str]:
     out = [f'<section class="pair" id="pair-{n}"><h2>{n}. {esc(p.a)} and {esc(p.b)} (score {p.score:.2f})</h2>',
            f"<p>They {esc(p.evidence)}.</p>"]
@@ -72,12 +92,16 @@ def _pair(n: int, p: Pair, a: Mapping[str, ItemCode], b: Mapping[str, ItemCode])
         if words:
             out.append(f"<p>{esc(words)}</p>")
         if e.code > 0:
-            out.append(f"<p>Uncommon code in common: {e.code:.0%} of the smaller definition's fingerprints "
-                       "(marked).</p>")
+            out.append(f"<p>Their code for it shares what only 1 pair in {_one_in(e.code)} of this class shares "
+                       "(the shared lines marked; helpers the item calls follow its definition).</p>")
         out.append('<div class="side">' + _column(p.a, a.get(e.item), e.lines_a)
                    + _column(p.b, b.get(e.item), e.lines_b) + "</div>")
     out.append("</section>")
     return out
+
+
+def _one_in(rarity: float) -> str:
+    return f"{math.exp(rarity):,.0f}"
 
 
 def _behaviour(e: ItemEvidence) -> str:
@@ -87,7 +111,7 @@ def _behaviour(e: ItemEvidence) -> str:
     text = "Both lost points here, and their code returned the same values on every hidden check"
     text += f" (as did {others} other student{'s' * (others != 1)})" if others else " (no one else did)"
     if e.explained:
-        text += "; a known mistake explains those values, so it weighs little"
+        text += "; a known mistake explains those values, so it is no evidence"
     return text + "."
 
 

@@ -14,7 +14,7 @@ import io
 from pathlib import Path
 
 from ..assignment.bundle import Bundle
-from ..integrity.evidence import Work, clusters, flagged, pairs, public_matches
+from ..integrity.evidence import Work, clusters, flagged, pairs, public_matches, solution_matches
 from ..integrity.fingerprints import ItemCode, definitions
 from ..integrity.page import integrity_page
 from ..integrity.public import Public, public_code
@@ -74,8 +74,9 @@ class IntegrityReport:
         self.out_dir.mkdir(parents=True, exist_ok=True)
         (self.out_dir / "integrity.csv").write_text(text.getvalue(), encoding="utf-8")
         matches = {w.student: m for w in works if (m := public_matches(w, self.public))}
+        solution = {w.student: found_items for w in works if (found_items := solution_matches(w, self.public))}
         html = integrity_page(self.bundle.name, found, clusters(found), {w.student: w.code for w in works}, matches,
-                              len(works), self.notes)
+                              len(works), self.notes, solution)
         (self.out_dir / "integrity.html").write_text(html, encoding="utf-8")
 
     def summary_lines(self) -> list[str]:

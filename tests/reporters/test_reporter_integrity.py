@@ -55,13 +55,12 @@ def test_planted_copies_are_flagged_and_independent_students_are_not(planted):
     flagged = {frozenset((r["student_a"], r["student_b"])) for r in found}
     copies = {frozenset((a, b)) for a, b, _ in pairs}
     assert len(flagged & copies) >= 0.85 * len(copies), (sorted(map(sorted, flagged)), pairs)
-    independent_pairs = 40 * 39 // 2 - len(copies)
-    assert len(flagged - copies) <= 0.01 * independent_pairs
+    assert len(flagged - copies) <= 2  # honest pairs on the list, whatever the class's size
     scores = [float(r["score"]) for r in found]
     assert scores == sorted(scores, reverse=True) and all(0.5 <= s <= 1 for s in scores)
     for r in found:
         assert r["items"] and set(r["items"].split(";")) <= ITEMS
-        assert r["evidence"].startswith(("share ", "their code returned "))
+        assert r["evidence"].startswith(("share ", "returned "))
 
 
 def test_the_report_changes_no_grade_and_no_other_output(planted, tmp_path):
@@ -123,7 +122,7 @@ def test_known_sources_are_no_evidence_and_unreadable_notebooks_are_named(tmp_pa
     assert done.returncode == 0, done.stderr[-3000:]
     for r in rows(tmp_path / "out"):
         if {r["student_a"], r["student_b"]} == {copier, source}:
-            assert "uncommon code" not in r["evidence"]  # what they share is public now
+            assert "share code" not in r["evidence"]  # what they share is public now
     page = (tmp_path / "out" / "integrity.html").read_text(encoding="utf-8")
     assert f"{source}: " in page and "matches public code: " in page
     assert "zz_broken: attention_numpy.ipynb could not be read" in page

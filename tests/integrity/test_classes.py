@@ -1,0 +1,60 @@
+"""Whole classes, built as ``benchmarks/integrity_converging.py`` builds them (students who
+converge strongly, copies dressed as a student would dress them), analysed as the report
+analyses them (the files read and fingerprinted, the class scored; no grading)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchmarks.integrity_converging import KINDS, build
+from grader.assignment.bundle import load_bundle
+from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.integrity.evidence import Pair, Work, flagged, pairs, solution_matches
+from grader.integrity.fingerprints import definitions
+from grader.integrity.public import public_code
+from grader.submissions.load import read_cells
+
+BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+PUBLIC = public_code(BUNDLE)
+
+
+def works(class_dir: Path) -> list[Work]:
+    out = []
+    for folder in sorted(class_dir.iterdir()):
+        code = {}
+        for notebook in BUNDLE.assignment.notebooks:
+            names = [item.name for item in BUNDLE.assignment.items_of(notebook)]
+            code.update(definitions(read_cells(folder / f"{notebook}.py"), names))
+        out.append(Work(folder.name, code))
+    return out
+
+
+def listed(found: list[Pair]) -> set[frozenset[str]]:
+    return {frozenset((p.a, p.b)) for p in found}
+
+
+def test_a_class_of_40_with_no_copying_lists_no_one(tmp_path):
+    build(tmp_path / "class", 40, seed=11, kinds=())
+    class_works = works(tmp_path / "class")
+    assert flagged(pairs(class_works, PUBLIC)) == []
+    assert not any(solution_matches(w, PUBLIC) for w in class_works)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_disguise_in_a_class_of_its_own_is_found(tmp_path, kind):
+    planted = build(tmp_path / "class", 40, seed=12, kinds=[kind])
+    found = flagged(pairs(works(tmp_path / "class"), PUBLIC))
+    copies = {frozenset((a, b)) for a, b, _ in planted}
+    assert copies <= listed(found), (kind, planted, [(p.a, p.b, p.evidence) for p in found])
+    assert len(listed(found) - copies) <= 1  # at most one honest pair on the list
+
+
+def test_the_instructors_solution_is_named_and_is_not_a_pair(tmp_path):
+    planted = build(tmp_path / "class", 30, seed=13, kinds=["leaked"])
+    leaked = planted[0][0]
+    class_works = works(tmp_path / "class")
+    named = {w.student: found for w in class_works if (found := solution_matches(w, PUBLIC))}
+    assert list(named) == [leaked] and len(named[leaked]) >= 9
+    assert not any(leaked in (p.a, p.b) for p in flagged(pairs(class_works, PUBLIC)))
