@@ -24,8 +24,14 @@ BOUNDS = r"""
 import os, stat, struct, time
 import numpy as np
 
+def is_socket(fd):
+    try:
+        return stat.S_ISSOCK(os.fstat(fd).st_mode)
+    except OSError:  # not open
+        return False
+
 def channel():
-    return next(fd for fd in range(3, 256) if stat.S_ISSOCK(os.fstat(fd).st_mode))
+    return next(fd for fd in range(3, 256) if is_socket(fd))
 
 def announce_over_limit(size):
     os.write(channel(), struct.pack(">I", size))
@@ -82,7 +88,14 @@ def test_cell_errors_are_capped_in_number_and_length_at_the_source(zygote, hide)
 
 FORGED_LOAD = """
 import json as _json, os as _os, stat as _stat, struct as _struct
-_fd = next(fd for fd in range(3, 256) if _stat.S_ISSOCK(_os.fstat(fd).st_mode))
+
+def _is_socket(fd):
+    try:
+        return _stat.S_ISSOCK(_os.fstat(fd).st_mode)
+    except OSError:  # not open
+        return False
+
+_fd = next(fd for fd in range(3, 256) if _is_socket(fd))
 _body = _json.dumps([1, {"event": "loaded", "errors": [[n, "E" * 3000] for n in range(1000)]}]).encode()
 _os.write(_fd, _struct.pack(">I", len(_body)) + _body)
 """
