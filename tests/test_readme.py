@@ -1,17 +1,18 @@
 """The README's quick start: its first command takes torch's CPU build before the project
-(checked for its shape: PyTorch's index cannot be reached from CI), its second is CI's."""
+(checked for its shape: PyTorch's index cannot be reached from CI), its second runs tox's
+envs in parallel and is CI's."""
 
 from __future__ import annotations
 
 from readme_commands import ROOT, problem
 
 PYPROJECT = '[project]\ndependencies = [\n    "numpy>=1.26",\n    "torch==2.13.0",\n]\n'
-CI_RUN = 'python3 -m pip install tox && python3 -m tox\n'
+CI_RUN = 'python3 -m pip install tox && python3 -m tox p\n'
 GRADE = ".venv/bin/python -m grader grade assignments/attention/sample_class --out sample-grades"
 CPU = ".venv/bin/pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
 
 
-def readme(first: str, second: str = "python3 -m pip install tox && python3 -m tox") -> str:
+def readme(first: str, second: str = "python3 -m pip install tox && python3 -m tox p") -> str:
     return f"# x\n\n## Quick start\n\n```bash\n{first}\n```\n```bash\n{second}\n```\n\n## Next\n"
 
 
@@ -34,5 +35,6 @@ def test_the_cpu_build_comes_before_the_project():
 
 def test_the_second_command_is_what_ci_runs():
     first = f"{CPU} && .venv/bin/pip install -e . && {GRADE}"
-    assert "not the one .ci/run runs" in problem(readme(first, "python3 -m tox -p"), PYPROJECT, CI_RUN)
+    assert "not the one .ci/run runs" in problem(readme(first, "python3 -m tox p --discover x"), PYPROJECT, CI_RUN)
+    assert "in parallel" in problem(readme(first, "python3 -m pip install tox && python3 -m tox"), PYPROJECT, CI_RUN)
     assert "bash block(s)" in problem("## Quick start\n\n```bash\nx\n```\n\n## Next\n", PYPROJECT, CI_RUN)

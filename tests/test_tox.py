@@ -1,5 +1,5 @@
 """The tox matrix: the tests marked ``once`` run in py311-np2 and nowhere else among the pytest
-envs (the numerics everywhere)."""
+envs (the numerics everywhere), and a parallel run shows every env's output."""
 
 from __future__ import annotations
 
@@ -49,6 +49,10 @@ def test_the_once_tests_run_in_the_full_env_alone():
     # Named envs (unprivileged runs tests/hostile) keep everything: their own set_env, or none of these factors.
     assert not any(applies(condition.strip(), env) for condition, _ in lines
                    for env in env_names(tox["tox"]["env_list"]) if f"testenv:{env}" in tox)
+
+
+def test_a_parallel_run_shows_each_envs_output():
+    assert tox_ini()["testenv"]["parallel_show_output"].strip() == "true"
 
 
 def collect(*paths: str, value: str) -> subprocess.CompletedProcess[str]:
