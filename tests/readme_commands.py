@@ -50,7 +50,7 @@ def problem(readme: str, pyproject: str, ci_run: str) -> str | None:
         return "README.md: the first quick-start command installs the project before torch's CPU build"
     if not steps[-1].endswith(GRADE):
         return f"README.md: the first quick-start command does not end with {GRADE!r} (tox.ini's readme env runs it)"
-    if not re.search(r"-m tox (p|run-parallel) ", commands[1]):
+    if not re.search(r"-m tox (p|run-parallel)(\s|$)", commands[1]):
         return "README.md: the second quick-start command does not run tox's envs in parallel (tox p)"
     if commands[1] not in ci_run.splitlines():
         return "README.md: the second quick-start command is not the one .ci/run runs"
