@@ -1,6 +1,7 @@
 """Fixtures shared across the test folders: a process's end, and grading in-process (fast,
 and the same checks as the sandboxed path; the audit and the end-to-end tests cover the
-sandbox), which the engine's check library's tests and the attention bundle's share."""
+sandbox), which the engine's check library's tests and the attention bundle's share; and the
+tests run once, in tox's full env alone (tests/matrix_support.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import select
 from collections.abc import Callable
 
 import pytest
+from matrix_support import ONCE, ONCE_VARIABLE, deselects
 
 from grader.assignment.bundle import Bundle, load_bundle
 from grader.assignment.catalogue import Entry
@@ -29,6 +31,30 @@ def _ends_within(pid: int, seconds: float) -> bool:
         return bool(select.select([fd], [], [], seconds)[0])
     finally:
         os.close(fd)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"once: run in tox's py311-np2 alone ({ONCE_VARIABLE}=deselect elsewhere)")
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if os.environ.get(ONCE_VARIABLE) == "deselect":
+        return f"{ONCE_VARIABLE}=deselect: the tests marked once are left out here (tox's py311-np2 runs them)"
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.nodeid.startswith(ONCE):
+            item.add_marker(pytest.mark.once)
+    try:
+        leave_out = deselects()
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
+    if leave_out:
+        once = [item for item in items if item.get_closest_marker("once")]
+        config.hook.pytest_deselected(items=once)
+        items[:] = [item for item in items if not item.get_closest_marker("once")]
 
 
 @pytest.fixture(scope="session")

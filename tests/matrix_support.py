@@ -1,0 +1,40 @@
+"""Which tests run in which of tox's pytest envs (tests/conftest.py applies it).
+
+Tests whose outcome depends on neither the Python nor the numpy version (whole runs of the
+CLI, the hostile corpus, LMS downloads, the docs) and that cost minutes run in tox's
+py311-np2 alone: its other pytest envs set ``TESTS_ONCE=deselect`` (tox.ini) and leave them
+out. The numerics (reference, checks, wire) and the sandbox's own tests run in every env.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Folders end with "/"; a file's path leaves out its tests' names.
+ONCE = (
+    "tests/hostile/",
+    "tests/test_cli.py",
+    "tests/test_cli_diagnose.py",
+    "tests/test_cli_lms.py",
+    "tests/test_cli_outputs.py",
+    "tests/test_gradescope_zip.py",
+    "tests/test_outdir.py",
+    "tests/test_regrade.py",
+    "tests/generate/",
+    "tests/lms/test_intake.py",
+    "tests/nbgrader_course/",
+    "tests/reporters/test_reporters_html.py",
+    "tests/test_layout.py",
+    "tests/test_readme.py",
+    "tests/test_tox.py",
+)
+ONCE_VARIABLE = "TESTS_ONCE"
+
+
+def deselects() -> bool:
+    """Whether this run leaves the tests marked ``once`` out; a value other than ``deselect``
+    is refused in one line."""
+    choice = os.environ.get(ONCE_VARIABLE, "")
+    if choice not in ("", "deselect"):
+        raise ValueError(f"{ONCE_VARIABLE}={choice!r}: the only value is 'deselect' (or leave it unset)")
+    return choice == "deselect"
