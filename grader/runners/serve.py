@@ -13,7 +13,7 @@ import types
 from typing import Any
 
 from .. import wire
-from ..submissions.ipython import plain_python, transform_ipython
+from ..submissions.ipython import transform_ipython
 
 # Cell magics whose body is ordinary Python that a kernel would run.
 _RUN_BODY_MAGICS = {"time", "timeit", "capture", "prun"}
@@ -55,16 +55,17 @@ def compile_cell(number: int, source: str) -> types.CodeType:
     """A cell's code as ``exec_cell`` runs it (the diagnosis compiles a reference once for many runs).
 
     Its IPython syntax is rewritten here, where the cell runs (the sandbox), not where it was
-    read: a plain cell is compiled once, as it is; one that does not compile, or that needs
-    IPython's look, is rewritten first (``grader.submissions.ipython``)."""
+    read (``grader.submissions.ipython``): a cell that compiles as written is run as written,
+    with its lines where the student sees them (a module's cells are padded to their lines in
+    the file). A real error, with nothing to rewrite, is reported as written too."""
     name = f"<cell {number}>"
-    text = plain_python(source)
-    if text is not None:
-        try:
-            return compile(text, name, "exec")
-        except SyntaxError:  # a magic or an escape, or a real error that the rewriting keeps
-            pass
-    return compile(transform_ipython(source), name, "exec")
+    try:
+        return compile(source, name, "exec")
+    except SyntaxError:  # a magic or an escape, or a real error
+        rewritten = transform_ipython(source)
+        if rewritten.rstrip("\n") == source.strip("\n"):  # IPython only took the blank lines off
+            raise
+        return compile(rewritten, name, "exec")
 
 
 def exec_cell(number: int, source: str | types.CodeType, namespace: dict[str, Any]) -> str | None:

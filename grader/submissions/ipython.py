@@ -27,10 +27,10 @@ _ESCAPE_LINE = re.compile(r"^[ \t]*(?:[\w.]+[ \t]*=[ \t]*)?[!%]|\?[ \t]*$", re.M
 IPYTHON_BUDGET = 96
 
 
-def plain_python(source: str) -> str | None:
+def _plain_python(source: str) -> str | None:
     """The cell as IPython would give it when it looks like plain Python (a final newline,
     no leading blank lines), without parsing it; None when it needs IPython's look (a first
-    line that is indented, prompts). The caller compiles it, and rewrites it if that fails."""
+    line that is indented, prompts)."""
     text = source if source.endswith("\n") else source + "\n"
     lines = text.splitlines(keepends=True)
     first = next((i for i, line in enumerate(lines) if line and not line.isspace()), 0)
@@ -47,7 +47,7 @@ def transform_ipython(source: str) -> str:
     IPython, whose import (0.03 to 0.08 s) would be on the path of a run of one submission.
     A cell that needs IPython and would cost it more than ``IPYTHON_BUDGET`` gets
     ``rewrite_lines``."""
-    text = plain_python(source)
+    text = _plain_python(source)
     if text is not None:
         try:
             with warnings.catch_warnings():  # compiled again where it runs, which says so

@@ -603,6 +603,9 @@ HOSTILE_FILES = {
     "fifo_and_kmsg": Student(None, files={"attention_numpy.py": Fifo(), "attention_torch.py": Link("/proc/kmsg")}),
     "link_folder": Student(None, files={"": Link("honest_ref")}),
     "ipython_bomb": Student(ipynb(IPYTHON_BOMB, NUMPY), TORCH, numpy_name="attention_numpy.ipynb"),
+    # Not hostile: the magics a notebook holds, rewritten by IPython in the sandbox, on every rung.
+    "ipython_magics": Student(ipynb("%matplotlib inline\n!pip install numpy", "  # indented\n  import os", NUMPY),
+                              TORCH, numpy_name="attention_numpy.ipynb"),
 }
 
 
@@ -1053,8 +1056,9 @@ def test_submitted_links_and_special_files_are_refused_in_words_never_read(corpu
 
 def test_ipython_rewriting_costs_the_trusted_side_nothing(corpus):
     results = corpus.hostile.results
-    notebook = results["ipython_bomb"]["notebooks"][0]
-    assert notebook["failure"] is None and notebook["cell_errors"] == []
+    for name in ("ipython_bomb", "ipython_magics"):
+        notebook = results[name]["notebooks"][0]
+        assert notebook["failure"] is None and notebook["cell_errors"] == [], name
     # IPython's transformer held the worker that read this notebook for some 20 s.
     assert results["ipython_bomb"]["seconds"] < results["honest_ref"]["seconds"] + 5
 

@@ -65,3 +65,15 @@ def test_plain_cells_are_compiled_where_they_run_without_importing_ipython():
              "exec_cell(2, '%matplotlib inline\\ny = 2', ns), ns['y'], 'IPython' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out == "None 1 False None 2 True\n"
+
+
+def test_a_cell_that_compiles_runs_as_written_and_a_real_error_keeps_its_line():
+    from grader.runners.serve import compile_cell, exec_cell, new_namespace
+
+    namespace = new_namespace("nb")
+    assert exec_cell(1, "  x = 1", namespace) is None and namespace["x"] == 1  # IPython dedents it
+    assert exec_cell(2, "%time y = 2\n", namespace) is None
+    # A module's statement, padded to its line in the file: the error names that line.
+    error = exec_cell(3, "\n\n\ndef broken(x:\n    return x\n", namespace)
+    assert error is not None and 'File "<cell 3>", line 4' in error and "'(' was never closed" in error
+    assert compile_cell(4, "\n\nraise ValueError").co_firstlineno == 1
