@@ -77,3 +77,11 @@ def test_a_cell_that_compiles_runs_as_written_and_a_real_error_keeps_its_line():
     error = exec_cell(3, "\n\n\ndef broken(x:\n    return x\n", namespace)
     assert error is not None and 'File "<cell 3>", line 4' in error and "'(' was never closed" in error
     assert compile_cell(4, "\n\nraise ValueError").co_firstlineno == 1
+
+
+def test_without_ipython_a_magic_is_rewritten_in_one_pass():
+    probe = ("import sys; sys.modules['IPython'] = None; "
+             "from grader.submissions.ipython import transform_ipython; "
+             "print(transform_ipython('%matplotlib inline\\nx = 1'), end='')")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out == "get_ipython().run_line_magic('matplotlib', 'inline')\nx = 1\n"
