@@ -52,7 +52,10 @@ def read_submitted(path: Path, within: Path | None = None, limit: int = MAX_FILE
         raise Refused("is not a file")
     if within is None and not hasattr(os, "O_DIRECTORY"):  # no descriptor-relative calls here
         return _read_plain(str(path), None, limit)
-    folder = os.open(top, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    try:
+        folder = os.open(top, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    except OSError as exc:
+        raise Refused(f"cannot be read ({exc.strerror})") from None
     try:
         for part in parts[:-1]:
             try:

@@ -148,3 +148,8 @@ def test_a_copy_keeps_links_and_fifos_as_they_are_and_reads_only_plain_files(stu
     sub = load_submission(copy, "attention", NOTEBOOKS)
     assert sub.file("attention_numpy").problem == (
         "attention_numpy.py is a symbolic link: not read; submit the file itself")
+
+
+def test_a_file_whose_folder_is_gone_is_refused_in_words(tmp_path: Path):
+    with pytest.raises(Refused, match=r"^cannot be read \(No such file or directory\)$"):
+        read_submitted(tmp_path / "gone" / "attention_numpy.py")
