@@ -40,6 +40,7 @@ from . import __version__
 from .assignment.bundle import Bundle, bundle_yaml
 from .assignment.config import read_yaml
 from .stop import ending, stopped_by_signals
+from .submissions.files import copy_submitted
 
 DISTRIBUTION = "attention-autograder"
 TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
@@ -205,7 +206,10 @@ def run_autograder(root: Path) -> int:
             secret.chmod(secret.stat().st_mode & ~0o007)
     with tempfile.TemporaryDirectory(prefix="grader-gradescope-") as tmp:
         class_dir, out = Path(tmp) / "class", Path(tmp) / "out"
-        shutil.copytree(root / "submission", class_dir / STUDENT, symlinks=True)
+        # Read as any class is: a link is copied as a link, never followed (one into
+        # source/reference/ would otherwise be graded as the student's work), and refused in words.
+        for left in copy_submitted(root / "submission", class_dir / STUDENT):
+            print(f"submission: not copied: {left}")
         outcome = grade_class(class_dir, out, assignment_path=root / "source" / "assignment", jobs=1,
                               reporters=("gradescope",), hide=(root / "source", root / "submission", results))
         for line in outcome.summary.lines():

@@ -122,7 +122,8 @@ def grade_submission(root: Path, notebooks: Path | None) -> tuple[subprocess.Com
     for folder in ("submission", "results"):
         shutil.rmtree(root / folder, ignore_errors=True)
     if notebooks is not None:
-        shutil.copytree(notebooks, root / "submission")  # uploaded straight into submission/
+        # Uploaded straight into submission/; a link stays a link, as git, tar and unzip keep it.
+        shutil.copytree(notebooks, root / "submission", symlinks=True)
     (root / "results").mkdir()
     command = ["/autograder/run_autograder" if os.geteuid() == 0 else str(root / "run_autograder")]
     try:
@@ -189,6 +190,17 @@ def test_a_broken_student_gets_a_row_with_messages(built: tuple[Path, Path]):
     assert failed and all(t["output"] and t["output"] != "failed" for t in failed)
     text = json.dumps(data)
     assert "/autograder" not in text and str(root) not in text  # nothing of the autograder's side
+
+
+def test_links_into_the_reference_earn_nothing(built: tuple[Path, Path], tmp_path: Path):
+    _, root = built
+    reference = Path("/autograder/source/reference") if AS_ROOT else root / "source" / "reference"
+    for notebook in BUNDLE.assignment.notebooks:
+        (tmp_path / f"{notebook}.py").symlink_to(reference / f"{notebook}.py")
+    done, data, _ = grade_submission(root, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert data["score"] == 0
+    assert "attention_numpy.py is a symbolic link: not read; submit the file itself" in json.dumps(data)
 
 
 def test_a_run_that_cannot_grade_still_writes_results(built: tuple[Path, Path]):

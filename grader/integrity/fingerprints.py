@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..submissions.load import Cell, transform_ipython
+from ..submissions.ipython import rewrite_lines
+from ..submissions.load import Cell
 
 K = 5  # tokens per k-gram
 W = 4  # k-grams per window
@@ -176,7 +177,7 @@ def top_level(cells: Iterable[Cell]) -> frozenset[int]:
 def _parse(source: str) -> ast.Module | None:
     for text in (source, None):
         try:
-            return ast.parse(transform_ipython(source) if text is None else text)
+            return ast.parse(rewrite_lines(source) if text is None else text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
     return None

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import shutil
 import stat
 import tempfile
 from collections.abc import Callable, Iterator
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..submissions.files import Refused, read_submitted
 from .names import CANVAS, MOODLE, LmsFile, notebook_of, parse_canvas, parse_moodle
 from .safezip import MAX_MEMBER_BYTES, SafeZip
 
@@ -128,8 +128,17 @@ def _folder_entries(root: Path) -> tuple[list[_Entry], list[str]]:
                 refused.append(f"{rel} ({info.st_size // 1024 // 1024} MiB, more than "
                                f"{MAX_MEMBER_BYTES // 1024 // 1024} MiB; not read)")
             elif not name.startswith("."):
-                entries.append(_Entry(rel, info.st_mtime, functools.partial(shutil.copyfile, full)))
+                entries.append(_Entry(rel, info.st_mtime, functools.partial(_copy_plain, full, root)))
     return entries, refused
+
+
+def _copy_plain(source: Path, root: Path, target: Path) -> None:
+    """Copy a file of the download folder as every submitted file is read: the lstat above
+    may be stale by now (a link swapped in), what is read is what the open found."""
+    try:
+        target.write_bytes(read_submitted(source, root, MAX_MEMBER_BYTES))
+    except Refused as exc:
+        raise DownloadError(f"{source.relative_to(root)} {exc}; check the download") from None
 
 
 @contextlib.contextmanager

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..submissions.files import copy_submitted
+
 
 @dataclass(frozen=True)
 class Course:
@@ -54,15 +56,21 @@ def open_course(course_dir: Path, assignment_id: str) -> Course:
 
 @contextlib.contextmanager
 def class_view(course: Course) -> Iterator[Path]:
-    """A class folder of the assignment's submissions: ``<student>`` -> the student's
-    ``submitted/<student>/<assignment>/`` (students who submitted only other assignments are
-    not in it, as autograde grades only the submissions it finds)."""
+    """A class folder of the assignment's submissions: ``<student>``, a copy of the student's
+    ``submitted/<student>/<assignment>/`` made by ``copy_submitted`` (a link in it stays a link,
+    which the grading refuses in words; a link as either folder is copied as a link, and that
+    student's row says so). Students who submitted only other assignments are not in it, as
+    autograde grades only the submissions it finds."""
     with tempfile.TemporaryDirectory(prefix="grader-nbgrader-class-") as tmp:
         view = Path(tmp)
         for student in sorted(course.submitted.iterdir()):
             folder = course.submission(student.name)
-            if not student.name.startswith(".") and folder.is_dir():
-                os.symlink(folder, view / student.name, target_is_directory=True)
+            if student.name.startswith(".") or not folder.is_dir():
+                continue
+            if student.is_symlink() or folder.is_symlink():
+                os.symlink(folder, view / student.name)  # never followed: the row says it is a link
+            else:
+                copy_submitted(folder, view / student.name)
         yield view
 
 

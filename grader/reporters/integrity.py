@@ -51,7 +51,7 @@ class IntegrityReport:
                 continue
             path = self.class_folder / result.student / notebook.path
             try:
-                cells = read_cells(path)
+                cells = read_cells(path, within=self.class_folder)  # as the worker read it: no link followed
             except (ValueError, OSError) as exc:
                 self.notes.append(f"{result.student}: {notebook.path} could not be read ({exc})")
                 continue

@@ -13,6 +13,7 @@ import types
 from typing import Any
 
 from .. import wire
+from ..submissions.ipython import transform_ipython
 
 # A notebook's cell errors as they are kept: the first ``CELL_ERRORS``, each cut to
 # ``ERROR_CHARS``, then one line that counts the rest. Applied where they are produced (the
@@ -58,15 +59,29 @@ def new_namespace(notebook: str) -> dict[str, Any]:
 
 
 def compile_cell(number: int, source: str) -> types.CodeType:
-    """A cell's code as ``exec_cell`` runs it (the diagnosis compiles a reference once for many runs)."""
+    """A cell's code as written (the diagnosis compiles a reference once for many runs)."""
     return compile(source, f"<cell {number}>", "exec")
+
+
+def _compile_as_a_kernel(number: int, source: str) -> types.CodeType:
+    """A notebook cell's code: its IPython syntax is rewritten here, where the cell runs (the
+    sandbox), not where it was read (``grader.submissions.ipython``). A cell that compiles as
+    written runs as written, with its lines where the student sees them (a module's cells are
+    padded to their lines in the file); so does a real error with nothing to rewrite."""
+    try:
+        return compile_cell(number, source)
+    except SyntaxError:  # a magic or an escape, or a real error
+        rewritten = transform_ipython(source)
+        if rewritten.rstrip("\n") == source.strip("\n"):  # IPython only took the blank lines off
+            raise
+        return compile_cell(number, rewritten)
 
 
 def exec_cell(number: int, source: str | types.CodeType, namespace: dict[str, Any]) -> str | None:
     """Run one cell (its source, or its ``compile_cell``) as a kernel would; returns
     ``"Type: message"`` if it raised."""
     try:
-        code = source if isinstance(source, types.CodeType) else compile_cell(number, source)
+        code = source if isinstance(source, types.CodeType) else _compile_as_a_kernel(number, source)
         exec(code, namespace)
     except BaseException as exc:  # SystemExit and KeyboardInterrupt too: a kernel survives them
         return _describe(exc)

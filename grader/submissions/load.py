@@ -1,9 +1,10 @@
 """Find a class's submissions and read each notebook's code cells, without running any.
 
-Reading happens in the trusted process and yields plain text: the cells, with IPython
-syntax (magics, ``!`` shell escapes) already rewritten by IPython's own transformer so a
-sandboxed child can run them with plain ``exec``. Anything unreadable becomes a
-problem recorded for that student, never an exception for the run.
+Reading happens in the trusted process and yields plain text: the cells as the student
+wrote them (their IPython syntax is rewritten where they run: ``grader.submissions.ipython``).
+Every file is read as hostile (``grader.submissions.files``): a link, a FIFO or a file too
+large is a sentence in that student's feedback. Anything unreadable becomes a problem
+recorded for that student, never an exception for the run.
 
 nbgrader's autograder-test cells are left out, as nbgrader itself replaces them with the
 instructor's version: the grader's checks stand in for them, and a function that hangs
@@ -12,19 +13,16 @@ then costs only its own item, not the loading of the whole notebook.
 
 from __future__ import annotations
 
-import ast
-import functools
 import json
 import os
 import re
+import stat
 import unicodedata
-import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from .files import Refused, TooLarge, read_submitted
 from .modulecells import module_cells
-
-MAX_FILE_BYTES = 20 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -88,7 +86,8 @@ class ClassFolderError(ValueError):
 
 def discover(class_dir: Path, assignment: str = "", notebooks: tuple[str, ...] = ()) -> ClassFolder:
     """The student folders of a class. Files and folders whose names begin with "." are
-    skipped (and listed). With the assignment's notebooks, a class folder that holds none
+    skipped (and listed). A link to a folder is a student, whose row will say it was not read
+    (never its target's work graded under its name). With the assignment's notebooks, a class folder that holds none
     of its own, or that looks like one student's folder, is an error."""
     class_dir = Path(class_dir)
     if not class_dir.is_dir():
@@ -99,7 +98,8 @@ def discover(class_dir: Path, assignment: str = "", notebooks: tuple[str, ...] =
         if entry.name.startswith("."):
             skipped.append(f"{entry.name} (its name begins with '.')")
         elif not entry.is_dir():
-            skipped.append(f"{entry.name} (a file, not a student's folder)")
+            kind = "a link" if entry.is_symlink() else "a file"
+            skipped.append(f"{entry.name} ({kind}, not a student's folder)")
         else:
             students.append(entry)
     if notebooks:
@@ -126,12 +126,23 @@ def student_id(folder: Path) -> str:
 
 
 def load_submission(folder: Path, assignment: str, notebooks: tuple[str, ...]) -> Submission:
+    """A student's submission; ``folder`` lies in the class folder, which is trusted as given."""
     folder = Path(folder)
+    if _is_link(folder):
+        why = f"the student's folder {folder.name} is a symbolic link: not read; submit the files themselves"
+        return Submission(student_id(folder), folder, tuple(SourceFile(nb, None, (), why) for nb in notebooks))
     files = tuple(_load_notebook(folder, assignment, nb) for nb in notebooks)
     if files and all(f.path is None for f in files):  # nothing found: say what was there instead
         held = _holds(folder)
         files = tuple(replace(f, problem=f"{f.problem} ({held})") for f in files)
     return Submission(student=student_id(folder), folder=folder, files=files)
+
+
+def _is_link(path: Path) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 # Upload names that still count as the notebook: another copy's " (1)", "-2", " copy".
@@ -172,19 +183,22 @@ def find_notebook(folder: Path, assignment: str, notebook: str, depth: int = 2) 
             if not _COPY_SUFFIX.fullmatch(stem[len(notebook):]):
                 continue
         try:
-            mtime = path.stat().st_mtime
+            seen = os.lstat(path)
         except OSError:
             continue
-        found.append((path, exact, suffix, mtime))
+        found.append((path, exact, suffix, seen.st_mtime, stat.S_ISREG(seen.st_mode)))
     if not found:
         return None
+    # A plain file beats a link or a FIFO of the same name; these are taken only to be refused.
+    if any(plain for *_, plain in found):
+        found = [f for f in found if f[4]]
     # A single file is taken as it is, without reading it here; past a few, reading them all
     # would let an upload of many large copies cost the trusted process what it likes.
     several = 1 < len(found) <= _MAX_READ
     candidates = sorted(
-        ((stubs_left(path) if several else 0, not exact, path.parent not in expected,
+        ((stubs_left(path, folder) if several else 0, not exact, path.parent not in expected,
           len(path.relative_to(folder).parts), suffix != ".ipynb", -mtime, str(path)), path)
-        for path, exact, suffix, mtime in found)
+        for path, exact, suffix, mtime, _ in found)
     rank, best = candidates[0]
     ties = sum(1 for other, _ in candidates if other[:5] == rank[:5])
     reasons = []
@@ -209,13 +223,11 @@ _MAX_READ = 16  # candidate files read to count their unanswered stubs
 _STUB = re.compile(r"#[ \t]*YOUR CODE HERE[ \t]*\r?\n[ \t]*raise NotImplementedError\b")
 
 
-def stubs_left(path: Path) -> int:
+def stubs_left(path: Path, within: Path | None = None) -> int:
     """How many exercises of ``path`` still hold the release's stub (0 for a file that cannot
     be read: it is then chosen by the other rules, and reported when it is graded)."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return 0
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_submitted(path, within).decode("utf-8-sig")
         if path.suffix.lower() != ".ipynb":
             return len(_STUB.findall(text))
         cells = json.loads(text).get("cells", [])
@@ -249,18 +261,26 @@ def _holds(folder: Path, shown: int = 3) -> str:
 
 
 def _files(folder: Path, depth: int) -> list[Path]:
+    """Every entry but folders (links and FIFOs too: the reading refuses them, in words), down
+    to ``depth`` folders; a link is never followed."""
     found: list[Path] = []
     try:
-        entries = list(folder.iterdir())
+        with os.scandir(folder) as scan:
+            entries = list(scan)
     except OSError:
         return found
     for entry in entries:
         if entry.name.startswith(".") or entry.name.lower() in _SKIPPED_FOLDERS:
             continue
-        if entry.is_file():
-            found.append(entry)
-        elif depth > 0 and entry.is_dir() and not entry.is_symlink():
-            found.extend(_files(entry, depth - 1))
+        path = folder / entry.name
+        try:
+            is_folder = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            continue
+        if not is_folder:
+            found.append(path)
+        elif depth > 0:
+            found.extend(_files(path, depth - 1))
     return found
 
 
@@ -270,24 +290,29 @@ def _load_notebook(folder: Path, assignment: str, notebook: str) -> SourceFile:
         return SourceFile(notebook, None, (), f"{notebook}.ipynb was not submitted")
     rel = str(found.path.relative_to(folder))
     try:
-        cells = read_cells(found.path)
+        cells = read_cells(found.path, within=folder.parent)
+    except Refused as exc:  # a link, a FIFO: the reason follows the file's name
+        return SourceFile(notebook, rel, (), f"{rel} {exc}", found.note)
     except ValueError as exc:
         return SourceFile(notebook, rel, (), f"{rel} could not be read: {exc}", found.note)
     return SourceFile(notebook, rel, cells, None, found.note)
 
 
-def read_cells(path: Path) -> tuple[Cell, ...]:
-    """The code cells of a notebook, or of a ``.py`` module (``module_cells``).
+def read_cells(path: Path, within: Path | None = None) -> tuple[Cell, ...]:
+    """The code cells of a notebook, or of a ``.py`` module (``module_cells``), as written.
 
-    Raises ``ValueError`` with a student-readable reason for a file that is too large,
+    ``within``: the folder below which no link is followed (``read_submitted``). Raises
+    ``Refused`` for a file not read (a link, not a plain file: the reason follows its name)
+    and ``ValueError`` with a student-readable reason for a file that is too large, empty,
     not text, or not a notebook.
     """
-    raw = path.read_bytes()
-    if len(raw) > MAX_FILE_BYTES:
-        hint = "; clear the outputs (Kernel > Restart & Clear Output) and save it again" \
-            if path.suffix.lower() == ".ipynb" else ""
-        raise ValueError(f"the file is {len(raw) // 1024 // 1024} MiB, more than {MAX_FILE_BYTES // 1024 // 1024} "
-                         f"MiB{hint}")
+    try:
+        raw = read_submitted(path, within)
+    except TooLarge as exc:
+        raise ValueError(_too_large(exc, path)) from None
+    if not raw.strip():
+        raise ValueError("the file is empty (0 bytes), as an upload that failed leaves it; upload it again"
+                         if not raw else "the file is empty (only blank space); upload the saved file again")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -297,6 +322,12 @@ def read_cells(path: Path) -> tuple[Cell, ...]:
     if path.suffix.lower() == ".py":
         return tuple(Cell(number, source, "line", first) for number, source, first in module_cells(text))
     return _notebook_cells(text)
+
+
+def _too_large(exc: TooLarge, path: Path) -> str:
+    hint = "; clear the outputs (Kernel > Restart & Clear Output) and save it again" \
+        if path.suffix.lower() == ".ipynb" else ""
+    return f"the file {exc}{hint}"
 
 
 def _notebook_cells(text: str) -> tuple[Cell, ...]:
@@ -319,7 +350,7 @@ def _notebook_cells(text: str) -> tuple[Cell, ...]:
             source = "".join(source)
         if not isinstance(source, str):
             raise ValueError(f"not a valid notebook (cell {number} has no text source)")
-        cells.append(Cell(number, transform_ipython(source)))
+        cells.append(Cell(number, source))
     return tuple(cells)
 
 
@@ -330,31 +361,3 @@ def is_test_cell(cell: dict[str, object]) -> bool:
     marks = metadata.get("nbgrader") if isinstance(metadata, dict) else None
     return isinstance(marks, dict) and marks.get("grade") is True and not marks.get("solution")
 
-
-# What IPython's transformer rewrites even in plain Python: prompts (">>> ", "... ", "In [1]: ").
-_PROMPT_LIKE = re.compile(r"^\s*(>>>|\.\.\.|In \[)", re.MULTILINE)
-
-
-@functools.lru_cache(maxsize=4096)  # a class shares most cells (given code, demos)
-def transform_ipython(source: str) -> str:
-    """Rewrite magics and shell escapes into ``get_ipython()`` calls, as a kernel would.
-
-    A cell that is plain Python gets what IPython's transformer would give it (a final
-    newline, no leading blank lines) without IPython, whose import (0.03 to 0.08 s) would be
-    on the path of a run of one submission. Prompts and a first line that is indented (a
-    comment) still go to IPython, which rewrites them."""
-    text = source if source.endswith("\n") else source + "\n"
-    lines = text.splitlines(keepends=True)
-    first = next((i for i, line in enumerate(lines) if line and not line.isspace()), 0)
-    if not lines[first][:1].isspace() and not _PROMPT_LIKE.search(text):
-        try:
-            with warnings.catch_warnings():  # the sandbox compiles it again, and says so
-                warnings.simplefilter("ignore")
-                compile(text, "<cell>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-        except (SyntaxError, ValueError):
-            pass
-        else:
-            return "".join(lines[first:])
-    from IPython.core.inputtransformer2 import TransformerManager
-
-    return TransformerManager().transform_cell(source)

@@ -25,6 +25,7 @@ import select
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -584,6 +585,16 @@ def raising_notebook(code: str, cells: int) -> str:
                        "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
 
 
+@dataclass(frozen=True)
+class Link:
+    target: str  # filled as the code is (@@PRIVATE@@...); a relative one stays relative
+
+
+@dataclass(frozen=True)
+class Fifo:
+    pass
+
+
 @dataclass
 class Student:
     numpy: str | None  # the attention_numpy.py it submits (None: not submitted)
@@ -592,7 +603,41 @@ class Student:
     # ``control`` (the same mistake without the hostility) to get the exact expectation.
     zero: tuple[str, ...] = ()
     control: dict[str, str] = field(default_factory=dict)  # item -> control code (appended)
-    files: dict[str, str] = field(default_factory=dict)  # more files of its folder: name -> text
+    # Written after the notebooks, by name in the student's folder; "" names the folder itself.
+    files: dict[str, str | Link | Fifo] = field(default_factory=dict)
+    numpy_name: str = "attention_numpy.py"
+
+
+# ---- the trusted side reads the files: links, special files, IPython's rewriting --------------
+
+
+def ipynb(*cells: str) -> str:
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": cell}
+        for cell in cells]})
+
+
+# A first line indented sends the cell to IPython's transformer, which tokenised the whole cell
+# again for each escape: this cell held the worker that read it for some 20 s.
+IPYTHON_BOMB = "    # setup\n" + "".join(f"!echo {n} {'x' * 48}\n" for n in range(450))
+REFUSED_LINK = "is a symbolic link: not read; submit the file itself"
+REFUSED_SPECIAL = "is not a plain file"
+
+HOSTILE_FILES = {
+    "link_reference": Student(None, files={
+        "attention_numpy.py": Link("@@PRIVATE@@/reference/attention_numpy.py"),
+        "attention_torch.py": Link("@@PRIVATE@@/reference/attention_torch.py")}),
+    "link_secrets": Student(None, files={"attention_numpy.py": Link("/etc/shadow"),
+                                         "attention_torch.py": Link("@@PRIVATE@@/checks/masks.py")}),
+    "link_classmate": Student(None, TORCH, files={"attention_numpy.py": Link("../honest_ref/attention_numpy.py")}),
+    "link_sparse": Student(None, TORCH, files={"attention_numpy.py": Link("@@SPARSE@@")}),
+    "fifo_and_kmsg": Student(None, files={"attention_numpy.py": Fifo(), "attention_torch.py": Link("/proc/kmsg")}),
+    "link_folder": Student(None, files={"": Link("honest_ref")}),
+    "ipython_bomb": Student(ipynb(IPYTHON_BOMB, NUMPY), TORCH, numpy_name="attention_numpy.ipynb"),
+    # Not hostile: the magics a notebook holds, rewritten by IPython in the sandbox, on every rung.
+    "ipython_magics": Student(ipynb("%matplotlib inline\n!pip install numpy", "  # indented\n  import os", NUMPY),
+                              TORCH, numpy_name="attention_numpy.ipynb"),
+}
 
 
 _BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
@@ -775,6 +820,7 @@ HOSTILE = {
     **{f"background_{n:02}": Student(BACKGROUND + NUMPY, BACKGROUND + TORCH) for n in range(BACKGROUND_RUNS)},
     **HOSTILE_BOUNDS,
     **HOSTILE_CHANNELS,
+    **HOSTILE_FILES,
 }
 
 
@@ -815,21 +861,34 @@ def fill(code: str, paths: dict[str, str]) -> str:
 def write_class(class_dir: Path, students: dict[str, Student], paths: dict[str, str]) -> None:
     for name, student in students.items():
         folder = class_dir / name
+        if isinstance(student.files.get(""), Link):
+            class_dir.mkdir(parents=True, exist_ok=True)
+            folder.symlink_to(fill(student.files[""].target, paths), target_is_directory=True)
+            continue
         folder.mkdir(parents=True)
         if student.numpy is not None:
-            (folder / "attention_numpy.py").write_text(fill(student.numpy, paths), encoding="utf-8")
+            (folder / student.numpy_name).write_text(fill(student.numpy, paths), encoding="utf-8")
         if student.torch is not None:
             (folder / "attention_torch.py").write_text(fill(student.torch, paths), encoding="utf-8")
-        for file_name, text in student.files.items():
-            (folder / file_name).write_text(text, encoding="utf-8")
+        for file, content in student.files.items():
+            if isinstance(content, Link):
+                (folder / file).symlink_to(fill(content.target, paths))
+            elif isinstance(content, Fifo):
+                os.mkfifo(folder / file)
+            else:
+                (folder / file).write_text(fill(content, paths), encoding="utf-8")
 
 
 def digest(folder: Path) -> str:
+    """The class folder's names, modes, contents and links' targets; a link is never followed."""
     h = hashlib.sha256()
     for path in sorted(folder.rglob("*")):
         h.update(str(path.relative_to(folder)).encode())
-        h.update(oct(path.stat().st_mode).encode())
-        if path.is_file():
+        mode = path.lstat().st_mode
+        h.update(oct(mode).encode())
+        if stat.S_ISLNK(mode):
+            h.update(os.readlink(path).encode())
+        elif stat.S_ISREG(mode):
             h.update(path.read_bytes())
     return h.hexdigest()
 
@@ -923,6 +982,9 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
     hostile_class, honest_class = tmp / "class", tmp / "honest_class"
     out, honest_out = tmp / "out", tmp / "honest_out"
     marker = tmp / "unpickled"
+    sparse = tmp / "sparse.ipynb"  # 4 GiB that take no room: read whole, they would take the worker's memory
+    with open(sparse, "wb") as handle:
+        handle.truncate(4 << 30)
     paths = {
         "PROJECT": str(PROJECT_ROOT),
         "CLASS": str(hostile_class),
@@ -932,6 +994,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
         "MARKER": str(marker),
         "MAX_FRAME": str(MAX_FRAME),
         "PRIVATE": str(private),
+        "SPARSE": str(sparse),
     }
     write_class(hostile_class, {**HONEST, **HOSTILE}, paths)
     write_class(honest_class, HONEST, paths)
@@ -1085,6 +1148,37 @@ def test_nothing_reached_the_loopback_listener(corpus):
     assert corpus.listener_pending is False
     output = corpus.hostile.results["loopback"]["notebooks"][0]["output"]
     assert "no network" in output
+
+
+def test_submitted_links_and_special_files_are_refused_in_words_never_read(corpus):
+    results = corpus.hostile.results
+
+    def failures(name: str) -> dict[str, str]:
+        return {nb["notebook"]: nb["failure"] for nb in results[name]["notebooks"]}
+
+    for name in ("link_reference", "link_secrets"):
+        assert failures(name) == {nb: f"{nb}.py {REFUSED_LINK}" for nb in ("attention_numpy", "attention_torch")}
+    for name in ("link_classmate", "link_sparse"):
+        assert failures(name) == {"attention_numpy": f"attention_numpy.py {REFUSED_LINK}", "attention_torch": None}
+    assert failures("fifo_and_kmsg")["attention_numpy"].startswith(f"attention_numpy.py {REFUSED_SPECIAL}")
+    assert failures("fifo_and_kmsg")["attention_torch"] == f"attention_torch.py {REFUSED_LINK}"
+    folder = "the student's folder link_folder is a symbolic link: not read; submit the files themselves"
+    assert set(failures("link_folder").values()) == {folder}
+    # Not a line of what the links point to reaches the student's results (cell labels, output).
+    shown = json.dumps(results["link_secrets"]) + json.dumps(results["link_reference"])
+    secrets = [corpus.class_dir.parent / "private" / "checks" / "masks.py", *corpus.class_dir.parent.glob(
+        "private/reference/*.py"), Path("/etc/shadow")]
+    lines = {line.strip() for path in secrets if path.is_file() for line in path.read_text().splitlines()}
+    assert [line for line in lines if len(line) > 12 and json.dumps(line)[1:-1] in shown] == []
+
+
+def test_ipython_rewriting_costs_the_trusted_side_nothing(corpus):
+    results = corpus.hostile.results
+    for name in ("ipython_bomb", "ipython_magics"):
+        notebook = results[name]["notebooks"][0]
+        assert notebook["failure"] is None and notebook["cell_errors"] == [], name
+    # IPython's transformer held the worker that read this notebook for some 20 s.
+    assert results["ipython_bomb"]["seconds"] < results["honest_ref"]["seconds"] + 5
 
 
 def test_returned_objects_are_never_unpickled_or_converted(corpus):

@@ -108,3 +108,16 @@ def test_a_zip_that_is_no_download_is_one_line(tmp_path: Path):
     with pytest.raises(DownloadError, match=r"class.zip: not a Canvas or Moodle submissions download .* unpack it"):
         with class_folder(path, NOTEBOOKS):
             pass
+
+
+def test_a_download_folders_file_is_copied_as_it_is_opened_never_through_a_link(tmp_path: Path):
+    """The walk's lstat may be stale by the copy (a link swapped in): the copy reads what it opens."""
+    from grader.lms.intake import _copy_plain
+
+    root = tmp_path / "download"
+    root.mkdir()
+    (tmp_path / "secret.py").write_text("the solution\n")
+    (root / "ada_123_456_attention_numpy.ipynb").symlink_to(tmp_path / "secret.py")
+    with pytest.raises(DownloadError, match="ada_123_456_attention_numpy.ipynb is a symbolic link: not read"):
+        _copy_plain(root / "ada_123_456_attention_numpy.ipynb", root, tmp_path / "copy.ipynb")
+    assert not (tmp_path / "copy.ipynb").exists()
