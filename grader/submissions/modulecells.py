@@ -25,9 +25,10 @@ def module_cells(text: str) -> list[tuple[int, str, str]]:
     lines[-1] = lines[-1][:-1]
     if any(_CELL_MARK.match(line) for line in lines):
         starts = [0] + [i for i, line in enumerate(lines) if _CELL_MARK.match(line)]
-        pieces = [(a, lines[a:b]) for a, b in zip(starts, starts[1:] + [len(lines)], strict=True)]
+        bounds = list(zip(starts, starts[1:] + [len(lines)], strict=True))
     else:
-        pieces = [(a, lines[a:b]) for a, b in _statements(lines)]
+        bounds = _statements(lines)
+    pieces = [(a, lines[a:b]) for a, b in _at_most(bounds, len(lines))]
     future = _future_imports(text)
     cells: list[tuple[int, str, str]] = []
     for start, piece in pieces:
@@ -46,7 +47,7 @@ def _statements(lines: list[str]) -> list[tuple[int, int]]:
     """(first, end) line indexes of each top-level statement of ``lines`` (statements that
     share a line go together). A part that does not parse becomes one piece, from the
     top-level line its error is in to the next top-level line, for the sandbox to report; past
-    ``_MAX_PIECES`` pieces or syntax errors, the rest is one piece."""
+    ``_MAX_ERRORS`` syntax errors, the rest is one piece."""
     pieces: list[tuple[int, int]] = []
     offset, errors = 0, 0
     while offset < len(lines):
@@ -72,13 +73,22 @@ def _statements(lines: list[str]) -> list[tuple[int, int]]:
             break
         pieces += _pieces(tree, offset)
         break
-    pieces = [(a, b) for a, b in pieces if b > a]
-    if len(pieces) > _MAX_PIECES:
-        pieces = pieces[:_MAX_PIECES - 1] + [(pieces[_MAX_PIECES - 1][0], pieces[-1][1])]
-    return pieces
+    return [(a, b) for a, b in pieces if b > a]
+
+
+def _at_most(pieces: list[tuple[int, int]], lines: int) -> list[tuple[int, int]]:
+    """``pieces``, the last ones run together into one, so that there are at most
+    ``_MAX_PIECES`` and the blank lines that pad each to its place in the file come to at most
+    ``_MAX_PADDING``: padding grows with the pieces times the lines, and a file of many short
+    cells made the trusted worker hold gigabytes."""
+    most = max(1, min(_MAX_PIECES, _MAX_PADDING // max(lines, 1)))
+    if len(pieces) <= most:
+        return pieces
+    return pieces[:most - 1] + [(pieces[most - 1][0], pieces[-1][1])]
 
 
 _MAX_PIECES = 1000  # cells of one module: each costs the sandbox a message
+_MAX_PADDING = 8 * 1024 * 1024  # blank lines, over all the cells of one module
 _MAX_ERRORS = 20  # each syntax error costs a parse of the rest of the file
 
 

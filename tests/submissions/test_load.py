@@ -234,3 +234,21 @@ def test_a_folder_without_any_notebook_says_what_it_holds(tmp_path: Path):
     empty = tmp_path / "empty"
     empty.mkdir()
     assert load_submission(empty, "attention", NOTEBOOKS).file(NOTEBOOKS[0]).problem.endswith("(the folder is empty)")
+
+
+@pytest.mark.parametrize("mark", ["# %%\n", ""])
+def test_a_module_of_many_short_cells_is_cut_into_a_bounded_amount_of_text(tmp_path, mark):
+    # Each cell is padded with blank lines to its place in the file: 30,000 cells of a 1 MB
+    # file once made 4.8 GB of text in the trusted worker. Both ways of cutting are bounded.
+    path = tmp_path / "attention_numpy.py"
+    path.write_text("".join(f"{mark}x{n} = {n}\n" for n in range(30_000)), encoding="utf-8")
+    cells = read_cells(path)
+    assert 1 < len(cells) <= 1000
+    assert sum(len(cell.source) for cell in cells) <= 9 * 1024 * 1024
+    assert cells[-1].source.rstrip().endswith("x29999 = 29999")  # nothing is lost: the rest runs as one
+
+
+def test_a_short_module_keeps_a_cell_per_statement(tmp_path):
+    path = tmp_path / "attention_numpy.py"
+    path.write_text("".join(f"x{n} = {n}\n" for n in range(900)), encoding="utf-8")
+    assert len(read_cells(path)) == 900
