@@ -34,6 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 
+from ..render.words import counted
 from .fingerprints import ItemCode
 from .public import Public
 
@@ -93,20 +94,16 @@ class Pair:
         wrong = [e for e in self.listed if e.behaviour > 0]
         parts = []
         if code:
-            parts.append(f"share uncommon code on {_count(len(code), 'item')} ({', '.join(code)})")
+            parts.append(f"share uncommon code on {counted(len(code), 'item')} ({', '.join(code)})")
         if wrong:
             known = sum(e.explained for e in wrong)
-            text = f"the same wrong outputs on {_count(len(wrong), 'item')} ({', '.join(e.item for e in wrong)})"
+            text = f"the same wrong outputs on {counted(len(wrong), 'item')} ({', '.join(e.item for e in wrong)})"
             if known:
                 text += f", {known} of them a known mistake"
             parts.append(("their code returned " if not code else "") + text)
         if not parts:
-            return f"share a little uncommon code or the same wrong outputs on {_count(len(self.items), 'item')}"
+            return f"share a little uncommon code or the same wrong outputs on {counted(len(self.items), 'item')}"
         return " and ".join(parts)
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'s' * (n != 1)}"
 
 
 def flag_at(students: int) -> float:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..render.html import esc, page
+from ..render.words import counted
 from .evidence import ItemEvidence, Pair
 from .fingerprints import ItemCode
 
@@ -27,7 +28,7 @@ def integrity_page(assignment: str, flagged: Sequence[Pair], groups: Sequence[tu
                    code: Mapping[str, Mapping[str, ItemCode]], public: Mapping[str, Mapping[str, tuple[str, ...]]],
                    students: int, notes: Sequence[str]) -> str:
     body = [_STYLE, f"<h1>Who shared work: {esc(assignment)}</h1>",
-            f"<p>{students} students compared; {len(flagged)} pair{'s' * (len(flagged) != 1)} to look at. "
+            f"<p>{counted(students, 'student')} compared; {counted(len(flagged), 'pair')} to look at. "
             "A pair is listed when its code shares uncommon passages (public code, the release's starter code "
             "and what many students wrote are set aside), or its code returned the same unusual wrong values on "
             "the hidden checks (a score of 0.5 or more: one item's uncommon code all shared, or the same wrong "

@@ -18,6 +18,7 @@ from ..integrity.evidence import Work, clusters, flagged, pairs, public_matches
 from ..integrity.fingerprints import ItemCode, definitions
 from ..integrity.page import integrity_page
 from ..integrity.public import Public, public_code
+from ..render.words import counted
 from ..results import RunInfo, SubmissionResult
 from ..submissions.load import read_cells
 
@@ -79,5 +80,5 @@ class IntegrityReport:
         (self.out_dir / "integrity.html").write_text(html, encoding="utf-8")
 
     def summary_lines(self) -> list[str]:
-        line = f"integrity: {self.flagged} pair{'s' * (self.flagged != 1)} of students to look at (integrity.html)"
+        line = f"integrity: {counted(self.flagged, 'pair')} of students to look at (integrity.html)"
         return [line, *(f"integrity: not compared: {note}" for note in self.notes)]

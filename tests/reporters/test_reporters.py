@@ -84,6 +84,18 @@ def test_reporters_stream_json_sort_csv_and_the_tally_summarises(tmp_path: Path)
     assert data["feedback"] == {"Ada Lovelace": "feedback/Ada Lovelace.md", "zoë": "feedback/zoë.md"}
 
 
+def test_one_student_is_one_student_in_the_summary_and_the_class_report(tmp_path: Path):
+    tally = Tally(A)
+    tally.add(result("ada"))
+    assert tally.summary().lines()[0].startswith("1 student graded; class mean")
+    report = open_reporter("report", tmp_path)
+    report.start(BUNDLE, RUN)
+    report.add(result("ada"))
+    report.close()
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "<p>1 student graded;" in page and "<title>1 student</title>" in page and "1 students" not in page
+
+
 def test_an_unusable_notebook_is_explained_once_not_once_per_check():
     why = "attention_torch.ipynb could not be read: not a valid notebook (invalid JSON: x at line 1)"
     base = result("Ada")
