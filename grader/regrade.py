@@ -69,10 +69,13 @@ class Regrade:
         moved = [c for c in self.changes if c.difference is not None]
         others = len(self.changes) - len(moved)
         extra = f" ({others} not in both runs)" if others else ""
+        if self.students == sum(1 for c in self.changes if c.old is None):  # every one of this run is new
+            return f"regrade: nothing to compare: no student is in both runs{extra}"
         if not moved:
             seeds = (f" (seed {self.previous_seed}, now {self.seed})"
                      if self.previous_seed is not None and self.seed is not None else "")
-            return f"regrade: no change: all {self.students} students have the points of the earlier run{seeds}{extra}"
+            who = "the 1 student has" if self.students == 1 else f"all {self.students} students have"
+            return f"regrade: no change: {who} the points of the earlier run{seeds}{extra}"
         largest = max(moved, key=lambda c: (abs(c.difference or 0.0), c.student))
         return (f"regrade: {len(moved)} of {self.students} students changed, the largest by "
                 f"{_signed(largest.difference or 0.0)}{extra}")

@@ -36,6 +36,13 @@ def test_no_change_says_so_with_both_seeds():
                                "(seed 1, now 2)"]
 
 
+def test_no_student_in_both_runs_says_so():
+    regrade = compare(PREVIOUS, {"new": points(1, a=1, b=0), "newer": points(2, a=2, b=0)})
+    assert regrade.headline() == "regrade: nothing to compare: no student is in both runs (6 not in both runs)"
+    alone = compare(Previous({"ada": points(10, a=5, b=5)}, seed=1), {"ada": points(10, a=5, b=5)})
+    assert alone.headline() == "regrade: no change: the 1 student has the points of the earlier run"
+
+
 def test_the_largest_change_may_be_a_loss():
     regrade = compare(PREVIOUS, {**PREVIOUS.students, "ada": points(2, a=1, b=1), "bob": points(5, a=4, b=1)})
     assert regrade.headline() == "regrade: 2 of 4 students changed, the largest by -8"
