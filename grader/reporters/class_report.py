@@ -10,6 +10,7 @@ unusable; a link to every student's feedback. Only a small row per student is ke
 from __future__ import annotations
 
 import re
+import statistics
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -201,9 +202,8 @@ def _times(rows: list[_Row]) -> list[str]:
     seconds = sorted(r.seconds for r in rows)
     out = ['<h2 id="time">Time per student</h2>']
     if seconds:
-        median = seconds[len(seconds) // 2]
-        out.append(f"<p>Median {median:.2f} s, longest {seconds[-1]:.2f} s, total {sum(seconds):.1f} s "
-                   "(reading and grading one student's notebooks, in a worker).</p>")
+        out.append(f"<p>Median {statistics.median(seconds):.2f} s, longest {seconds[-1]:.2f} s, "
+                   f"total {sum(seconds):.1f} s (reading and grading one student's notebooks, in a worker).</p>")
     slowest = sorted(rows, key=lambda r: (-r.seconds, r.student))[:SLOWEST]
     out += ["<table>", '<tr><th>slowest students</th><th class="num">seconds</th></tr>']
     out += [f'<tr><td>{esc(r.student)}</td><td class="num">{r.seconds:.2f}</td></tr>' for r in slowest]
