@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from grader import __version__
 from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, parse_assignment, read_yaml
 from grader.extras import REQUIRED, install_command
 
@@ -114,9 +115,15 @@ def test_the_dependencies_checked_are_pyprojects():
     assert set(REQUIRED.values()) == declared - {"torch"}
 
 
-def test_version():
-    proc = cli("--version")
-    assert proc.returncode == 0 and proc.stdout.startswith("python -m grader ")
+def test_the_command_names_itself_as_invoked():
+    installed = "import sys; sys.argv[0] = '/venv/bin/attention-grader'"  # what the installed script sees
+    proc = cli("--version", prelude=installed)
+    assert proc.returncode == 0 and proc.stdout == f"attention-grader {__version__}\n"
+    usage = cli("grade", "--jobs", prelude=installed)
+    assert usage.returncode == 2 and usage.stderr.startswith("usage: attention-grader grade ")
+    module = subprocess.run([sys.executable, "-m", "grader", "--version"], capture_output=True, text=True,
+                            cwd=ROOT, timeout=600)
+    assert module.returncode == 0 and module.stdout == f"python -m grader {__version__}\n"
 
 
 def test_misnamed_misplaced_and_unreadable_notebooks_are_graded_and_listed(tmp_path: Path):
