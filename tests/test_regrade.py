@@ -59,6 +59,17 @@ def test_changes_csv_round_trips_into_the_class_reports_view(tmp_path: Path):
     assert read_regrade(tmp_path / "nothing", 3) is None
 
 
+def test_an_id_a_spreadsheet_would_run_is_text_in_changes_csv_and_read_back_as_itself(tmp_path: Path):
+    regrade = compare(PREVIOUS, {**PREVIOUS.students, "=1+1": points(-1.5, a=-1.5, b=0)})
+    write_changes(regrade, tmp_path / "changes.csv")
+    with open(tmp_path / "changes.csv", newline="") as handle:
+        assert ["'=1+1", "", "-1.5", "", ""] in list(csv.reader(handle))
+    assert read_regrade(tmp_path, 5) == replace(regrade, previous_seed=None)
+    (tmp_path / "grades.csv").write_text("student,score,max_score,a,b\n'=1+1,-1.5,10,-1.5,0\n''ada,3,10,3,0\n")
+    assert read_previous(tmp_path) == Previous({"=1+1": points(-1.5, a=-1.5, b=0), "'ada": points(3, a=3, b=0)},
+                                               None)
+
+
 def test_the_previous_run_from_results_json_else_grades_csv(tmp_path: Path):
     assert read_previous(tmp_path) is None
     (tmp_path / "grades.csv").write_text("student,score,max_score,a,b,late\nada,10,10,5,5,true\n")

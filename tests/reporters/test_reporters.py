@@ -130,6 +130,16 @@ def test_feedback_names_failed_properties_cells_and_output():
     assert "## `causal_mask`" not in text  # nothing to say about a full-marks item
 
 
+def test_grades_csv_writes_an_id_a_spreadsheet_would_run_as_text_and_the_points_as_numbers(tmp_path: Path):
+    reporter = open_reporter("csv", tmp_path)
+    reporter.start(BUNDLE, RUN)
+    reporter.add(result("=1+1", "softmax"))
+    reporter.close()
+    with open(tmp_path / "grades.csv", newline="", encoding="utf-8") as handle:
+        row = list(csv.reader(handle))[1]
+    assert row[:4] == ["'=1+1", f"{A.max_score - A.item('softmax').points:g}", f"{A.max_score:g}", "0"]
+
+
 def test_reporters_are_chosen_by_name(tmp_path: Path):
     assert set(DEFAULT_REPORTERS) <= set(REPORTERS)
     with pytest.raises(ValueError, match="unknown reporter 'nope'"):
