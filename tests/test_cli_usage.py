@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from markdown_support import shown
 
 from grader import __version__
 from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, parse_assignment, read_yaml
@@ -159,7 +160,7 @@ def test_misnamed_misplaced_and_unreadable_notebooks_are_graded_and_listed(tmp_p
     assert "  partial: attention_torch missing (attention_torch.ipynb was not submitted)" in out
     assert "  .ipynb_checkpoints (its name begins with '.')" in out
     assert "  roster.csv (a file, not a student's folder)" in out
-    feedback = (tmp_path / "out" / "feedback" / "copied.md").read_text(encoding="utf-8")
+    feedback = shown((tmp_path / "out" / "feedback" / "copied.md").read_text(encoding="utf-8"))
     assert "graded attention_numpy (1).py: its name is not attention_numpy.py" in feedback
 
 
@@ -178,7 +179,7 @@ def test_a_finished_module_beats_an_untouched_stub_notebook_and_the_stub_is_repo
     note = (f"graded attention_numpy.py: passed over attention_numpy.ipynb ({len(items)} exercises still raising "
             "NotImplementedError there, 0 in the one graded)")
     assert f"  both: attention_numpy: {note}" in proc.stdout
-    assert note in (tmp_path / "out" / "feedback" / "both.md").read_text(encoding="utf-8")
+    assert note in shown((tmp_path / "out" / "feedback" / "both.md").read_text(encoding="utf-8"))
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8").splitlines()[1])
     assert results["notebooks"][0]["note"] == note
 
@@ -197,7 +198,7 @@ def test_a_module_runs_statement_by_statement_and_a_syntax_error_names_its_line(
     grades = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()
     numpy_points = sum(i.points for i in _read_assignment(DEFAULT_ASSIGNMENT).items_of("attention_numpy"))
     assert grades[1].split(",")[:2] == ["modules", f"{numpy_points:g}"]  # the failing import cost no definition
-    feedback = (tmp_path / "out" / "feedback" / "modules.md").read_text(encoding="utf-8")
+    feedback = shown((tmp_path / "out" / "feedback" / "modules.md").read_text(encoding="utf-8"))
     assert ("line 1 (import seaborn_is_not_here) raised `ModuleNotFoundError: No module named "
             "'seaborn_is_not_here'` while the notebook ran (the statements after it still ran).") in feedback
     assert (f"line {lines + 3} (def broken(x:) raised `SyntaxError: '(' was never closed (line {lines + 3})`"
@@ -218,7 +219,7 @@ def test_a_notebook_over_the_size_limit_says_how_to_shrink_it(tmp_path: Path):
     why = ("attention_numpy.ipynb could not be read: the file is 21 MiB, more than 20 MiB; clear the outputs "
            "(Kernel > Restart & Clear Output) and save it again")
     assert why in proc.stdout
-    assert why in (tmp_path / "out" / "feedback" / "big.md").read_text(encoding="utf-8")
+    assert why in shown((tmp_path / "out" / "feedback" / "big.md").read_text(encoding="utf-8"))
 
 
 def test_a_progress_bar_shows_a_class_and_not_one_submission(tmp_path: Path):

@@ -6,6 +6,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
+from markdown_support import rendered, shown
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
@@ -105,7 +106,7 @@ def test_an_unusable_notebook_is_explained_once_not_once_per_check():
                   for i in base.items)
     notebooks = (*base.notebooks, NotebookResult("attention_torch", "attention_torch.ipynb", why, (), ""))
     text = feedback(SubmissionResult("Ada", 0, A.max_score, items, notebooks, 0.1))
-    assert text.count(why) == 1
+    assert shown(text).count(why) == 1
 
 
 def test_the_summary_lists_file_problems_and_skipped_entries():
@@ -124,10 +125,30 @@ def test_the_summary_lists_file_problems_and_skipped_entries():
 def test_feedback_names_failed_properties_cells_and_output():
     text = feedback(result("Ada", "softmax"))
     assert f"**Score: {A.max_score - A.item('softmax').points:g} / {A.max_score:g}**" in text
-    assert "`rows_sum_to_one` (1 pt) **failed**: row [3] of softmax(x) sums to 0.61, not 1" in text
+    assert "`rows_sum_to_one` (1 pt) **failed**: row [3] of softmax(x) sums to 0.61, not 1" in shown(text)
     assert "attention_numpy, code cell 3 (y = x) raised `NameError: x`" in text
-    assert "hello ʼʼʼ world" in text  # a student's fence cannot break out of the code block
+    assert "````text\nhello ``` world\n````" in text  # a student's fence cannot break out of the code block
     assert "## `causal_mask`" not in text  # nothing to say about a full-marks item
+
+
+FORGED = "bad\n# Score: 155 / 155\n[full marks](http://evil.example) <img src=x onerror=alert(1)> **A+**"
+
+
+def test_student_text_in_the_feedback_forges_no_heading_link_or_html():
+    base = result("# Score: 155 / 155 <b>", "softmax")
+    items = tuple(replace(i, checks=tuple(replace(c, message=FORGED) for c in i.checks), output=FORGED)
+                  if i.name == "softmax" else i for i in base.items)
+    notebooks = (NotebookResult("attention_numpy", "[x](http://e).ipynb", None, ((FORGED, f"ValueError: {FORGED}"),),
+                                "", note=FORGED),)
+    text = feedback(replace(base, items=items, notebooks=notebooks))
+    page = rendered(text)
+    assert page.tags.count("h1") == 1 and page.tags.count("h2") == 1  # the student's, and the item that lost points
+    assert not set(page.tags) - {"h1", "h2", "p", "strong", "code", "pre", "ul", "li", "blockquote", "table", "thead",
+                                 "tbody", "tr", "th", "td"}
+    assert page.tags.count("strong") == 1 + 7 + 1  # the score, each failed check, the notebook's note
+    assert "# Score: 155 / 155 <b>" in "".join(page.text)  # shown as written
+    # Each check's message, the output, the note, the cell and its error's last line.
+    assert shown(text).count("[full marks](http://evil.example)") == 7 + 1 + 1 + 1 + 1
 
 
 def test_grades_csv_writes_an_id_a_spreadsheet_would_run_as_text_and_the_points_as_numbers(tmp_path: Path):
