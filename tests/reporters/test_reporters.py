@@ -2,6 +2,7 @@
 
 import csv
 import json
+import xml.etree.ElementTree as ET
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -10,8 +11,12 @@ from markdown_support import rendered, shown
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.reporters import DEFAULT_REPORTERS, REPORTERS, open_reporter
+from grader.render.feedback_text import NOT_ATTEMPTED
+from grader.reporters import DEFAULT_REPORTERS, REPORTERS, junit_xml, open_reporter
 from grader.reporters.feedback_md import feedback
+from grader.reporters.gradescope import results as gradescope
+from grader.reporters.moodle import feedback_lines
+from grader.reporters.prairielearn import results as prairielearn
 from grader.results import CheckResult, ItemResult, NotebookResult, Picture, RunInfo, SubmissionResult
 from grader.summary import Tally
 
@@ -159,6 +164,21 @@ def test_grades_csv_writes_an_id_a_spreadsheet_would_run_as_text_and_the_points_
     with open(tmp_path / "grades.csv", newline="", encoding="utf-8") as handle:
         row = list(csv.reader(handle))[1]
     assert row[:4] == ["'=1+1", f"{A.max_score - A.item('softmax').points:g}", f"{A.max_score:g}", "0"]
+
+
+def test_a_stub_reads_not_attempted_in_every_format():
+    base = result("Ada", "softmax")
+    stub = "softmax(<array float64 shape (1,)>) raised NotImplementedError"
+    items = tuple(replace(i, checks=tuple(replace(c, message=stub) for c in i.checks)) if i.name == "softmax" else i
+                  for i in base.items)
+    ada = replace(base, items=items)
+    junit = ET.tostring(junit_xml.testsuite("attention", ada), encoding="unicode")
+    outputs = {"markdown": feedback(ada), "moodle": "\n".join(feedback_lines(ada)),
+               "gradescope": json.dumps(gradescope(ada)), "prairielearn": json.dumps(prairielearn(ada)), "junit": junit}
+    for name, text in outputs.items():
+        assert NOT_ATTEMPTED[1:] in text, name  # "Not attempted" where it begins a sentence
+        assert "float64 shape" not in text, name  # the stub's own message
+    assert "softmax: 0 / 10: not attempted" in outputs["moodle"]
 
 
 def test_reporters_are_chosen_by_name(tmp_path: Path):
