@@ -13,4 +13,4 @@ if __name__ == "__main__":
         raise SystemExit(2) from None
     from .cli import main
 
-    raise SystemExit(main())
+    raise SystemExit(main(prog="python -m grader"))

@@ -1,4 +1,5 @@
-"""``python -m grader``: a thin command line over the library."""
+"""``attention-grader`` (the installed command; ``python -m grader`` is the same): a thin command
+line over the library."""
 
 from __future__ import annotations
 
@@ -16,8 +17,19 @@ from .stop import ending, stopped_by_signals
 BUNDLE_HELP = "the assignment bundle: its folder or its YAML"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__)
+COMMAND = "attention-grader"  # pyproject.toml's [project.scripts]
+
+
+def invoked_as() -> str:
+    """The command as the user typed it, for usage lines and ``--version``: the installed
+    script's name (``attention-grader``, or whatever it was linked as); ``COMMAND`` when
+    Python runs code, not a script (``python -c``, a ``.py`` file)."""
+    name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    return COMMAND if not name or name.startswith("-") or name.endswith(".py") else name
+
+
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=prog or invoked_as(), description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -83,10 +95,10 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     with stopped_by_signals():
-        return _run(args)
+        return _run(args, parser.prog)
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, prog: str) -> int:
     try:
         require_dependencies(args.command)
         if args.command == "grade":
@@ -114,7 +126,7 @@ def _run(args: argparse.Namespace) -> int:
             for path in write_item(args.assignment, args.name, args.notebook, args.module):
                 print(path)
             print(f"next: write the reference of {args.name} (its stub is at the end of the reference module), "
-                  "then python -m grader audit; docs/authoring.md")
+                  f"then {prog} audit; docs/authoring.md")
             return 0
         from .audit import run_audit
 

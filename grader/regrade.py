@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .assignment.bundle import Bundle
+from .render.csv_cells import cell_text, csv_text
 from .results import RunInfo, SubmissionResult
 from .summary import fmt_points
 
@@ -69,10 +70,13 @@ class Regrade:
         moved = [c for c in self.changes if c.difference is not None]
         others = len(self.changes) - len(moved)
         extra = f" ({others} not in both runs)" if others else ""
+        if self.students == sum(1 for c in self.changes if c.old is None):  # every one of this run is new
+            return f"regrade: nothing to compare: no student is in both runs{extra}"
         if not moved:
             seeds = (f" (seed {self.previous_seed}, now {self.seed})"
                      if self.previous_seed is not None and self.seed is not None else "")
-            return f"regrade: no change: all {self.students} students have the points of the earlier run{seeds}{extra}"
+            who = "the 1 student has" if self.students == 1 else f"all {self.students} students have"
+            return f"regrade: no change: {who} the points of the earlier run{seeds}{extra}"
         largest = max(moved, key=lambda c: (abs(c.difference or 0.0), c.student))
         return (f"regrade: {len(moved)} of {self.students} students changed, the largest by "
                 f"{_signed(largest.difference or 0.0)}{extra}")
@@ -102,9 +106,9 @@ def read_previous(out_dir: Path) -> Previous | None:
         if (out_dir / "grades.csv").is_file():
             with open(out_dir / "grades.csv", newline="", encoding="utf-8") as handle:
                 reader = csv.reader(handle)
-                header = next(reader)
+                header = [cell_text(name) for name in next(reader)]
                 items = [name for name in header[3:] if name != "late"]
-                students = {row[0]: Points(float(row[1]), tuple((name, float(value)) for name, value
+                students = {cell_text(row[0]): Points(float(row[1]), tuple((name, float(value)) for name, value
                                                                  in zip(items, row[3:3 + len(items)], strict=True)))
                             for row in reader if row}
             return Previous(students, None)
@@ -130,15 +134,10 @@ def compare(previous: Previous, current: dict[str, Points], seed: int | None = N
 
 
 def write_changes(regrade: Regrade, path: Path) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(COLUMNS)
-        for c in regrade.changes:
-            difference = c.difference
-            writer.writerow([c.student, "" if c.old is None else fmt_points(c.old),
-                             "" if c.new is None else fmt_points(c.new),
-                             "" if difference is None else _signed(difference),
-                             "; ".join(f"{item} {_signed(d)}" for item, d in c.items)])
+    rows = [[c.student, "" if c.old is None else fmt_points(c.old), "" if c.new is None else fmt_points(c.new),
+             "" if c.difference is None else _signed(c.difference),
+             "; ".join(f"{item} {_signed(d)}" for item, d in c.items)] for c in regrade.changes]
+    path.write_text(csv_text([COLUMNS, *rows]), encoding="utf-8", newline="")
 
 
 class Comparison:
@@ -180,5 +179,6 @@ def read_regrade(out_dir: Path, students: int) -> Regrade | None:
         return tuple((name, float(value)) for name, value in
                      (part.rsplit(" ", 1) for part in text.split("; ") if part))
 
-    return Regrade(students, tuple(Change(r["student"], number(r["old"]), number(r["new"]), moved(r["items"]))
+    return Regrade(students, tuple(Change(cell_text(r["student"]), number(r["old"]), number(r["new"]),
+                                          moved(cell_text(r["items"])))
                                    for r in rows))

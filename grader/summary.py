@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .assignment.config import Assignment
+from .render.words import counted
 from .results import SubmissionResult
 
 
@@ -29,7 +30,7 @@ class Summary:
     notes: tuple[str, ...] = ()
 
     def lines(self) -> list[str]:
-        out = [f"{self.students} students graded; class mean {self.mean:.1f} / {fmt_points(self.max_score)}"]
+        out = [f"{counted(self.students, 'student')} graded; class mean {self.mean:.1f} / {fmt_points(self.max_score)}"]
         if self.students:
             width = max(len(name) for name, _ in self.pass_rates)
             out += [f"  {name:<{width}}  {rate:6.1%} full marks" for name, rate in self.pass_rates]

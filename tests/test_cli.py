@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from markdown_support import shown
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
@@ -247,7 +248,7 @@ def polish_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_a_timed_out_item_names_the_call_that_was_running_and_the_likely_cause(polish_run):
-    feedback = (polish_run / "feedback" / "loops.md").read_text(encoding="utf-8")
+    feedback = shown((polish_run / "feedback" / "loops.md").read_text(encoding="utf-8"))
     assert re.search(r"the time limit of 4 s ran out while causal_mask\(\.\.\.\) was running on 4 inputs \(check "
                      r"\w+\); the likely cause is an endless loop, or a Python loop over every element", feedback)
 
@@ -265,10 +266,10 @@ def test_heatmaps_key_nan_number_the_difference_panel_and_draw_alike_heads_once(
 
 
 def test_the_weights_differ_in_the_feedback(polish_run):
-    feedback = (polish_run / "feedback" / "scale.md").read_text(encoding="utf-8")
+    feedback = shown((polish_run / "feedback" / "scale.md").read_text(encoding="utf-8"))
     assert re.search(r"the weights of attention with [^;]* differ from the definition", feedback)
     for md in (polish_run / "feedback").glob("*.md"):
-        assert not re.search(r"\bweights [^.;]* differs from", md.read_text(encoding="utf-8")), md.name
+        assert not re.search(r"\bweights [^.;]* differs from", shown(md.read_text(encoding="utf-8"))), md.name
 
 
 def test_an_untouched_stub_is_not_attempted_once_per_item(polish_run):

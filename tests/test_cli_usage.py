@@ -15,7 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from markdown_support import shown
 
+from grader import __version__
 from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, parse_assignment, read_yaml
 from grader.extras import REQUIRED, install_command
 
@@ -114,9 +116,15 @@ def test_the_dependencies_checked_are_pyprojects():
     assert set(REQUIRED.values()) == declared - {"torch"}
 
 
-def test_version():
-    proc = cli("--version")
-    assert proc.returncode == 0 and proc.stdout.startswith("python -m grader ")
+def test_the_command_names_itself_as_invoked():
+    installed = "import sys; sys.argv[0] = '/venv/bin/attention-grader'"  # what the installed script sees
+    proc = cli("--version", prelude=installed)
+    assert proc.returncode == 0 and proc.stdout == f"attention-grader {__version__}\n"
+    usage = cli("grade", "--jobs", prelude=installed)
+    assert usage.returncode == 2 and usage.stderr.startswith("usage: attention-grader grade ")
+    module = subprocess.run([sys.executable, "-m", "grader", "--version"], capture_output=True, text=True,
+                            cwd=ROOT, timeout=600)
+    assert module.returncode == 0 and module.stdout == f"python -m grader {__version__}\n"
 
 
 def test_misnamed_misplaced_and_unreadable_notebooks_are_graded_and_listed(tmp_path: Path):
@@ -152,7 +160,7 @@ def test_misnamed_misplaced_and_unreadable_notebooks_are_graded_and_listed(tmp_p
     assert "  partial: attention_torch missing (attention_torch.ipynb was not submitted)" in out
     assert "  .ipynb_checkpoints (its name begins with '.')" in out
     assert "  roster.csv (a file, not a student's folder)" in out
-    feedback = (tmp_path / "out" / "feedback" / "copied.md").read_text(encoding="utf-8")
+    feedback = shown((tmp_path / "out" / "feedback" / "copied.md").read_text(encoding="utf-8"))
     assert "graded attention_numpy (1).py: its name is not attention_numpy.py" in feedback
 
 
@@ -171,7 +179,7 @@ def test_a_finished_module_beats_an_untouched_stub_notebook_and_the_stub_is_repo
     note = (f"graded attention_numpy.py: passed over attention_numpy.ipynb ({len(items)} exercises still raising "
             "NotImplementedError there, 0 in the one graded)")
     assert f"  both: attention_numpy: {note}" in proc.stdout
-    assert note in (tmp_path / "out" / "feedback" / "both.md").read_text(encoding="utf-8")
+    assert note in shown((tmp_path / "out" / "feedback" / "both.md").read_text(encoding="utf-8"))
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8").splitlines()[1])
     assert results["notebooks"][0]["note"] == note
 
@@ -190,7 +198,7 @@ def test_a_module_runs_statement_by_statement_and_a_syntax_error_names_its_line(
     grades = (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()
     numpy_points = sum(i.points for i in _read_assignment(DEFAULT_ASSIGNMENT).items_of("attention_numpy"))
     assert grades[1].split(",")[:2] == ["modules", f"{numpy_points:g}"]  # the failing import cost no definition
-    feedback = (tmp_path / "out" / "feedback" / "modules.md").read_text(encoding="utf-8")
+    feedback = shown((tmp_path / "out" / "feedback" / "modules.md").read_text(encoding="utf-8"))
     assert ("line 1 (import seaborn_is_not_here) raised `ModuleNotFoundError: No module named "
             "'seaborn_is_not_here'` while the notebook ran (the statements after it still ran).") in feedback
     assert (f"line {lines + 3} (def broken(x:) raised `SyntaxError: '(' was never closed (line {lines + 3})`"
@@ -211,7 +219,7 @@ def test_a_notebook_over_the_size_limit_says_how_to_shrink_it(tmp_path: Path):
     why = ("attention_numpy.ipynb could not be read: the file is 21 MiB, more than 20 MiB; clear the outputs "
            "(Kernel > Restart & Clear Output) and save it again")
     assert why in proc.stdout
-    assert why in (tmp_path / "out" / "feedback" / "big.md").read_text(encoding="utf-8")
+    assert why in shown((tmp_path / "out" / "feedback" / "big.md").read_text(encoding="utf-8"))
 
 
 def test_a_progress_bar_shows_a_class_and_not_one_submission(tmp_path: Path):

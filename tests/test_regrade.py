@@ -36,6 +36,13 @@ def test_no_change_says_so_with_both_seeds():
                                "(seed 1, now 2)"]
 
 
+def test_no_student_in_both_runs_says_so():
+    regrade = compare(PREVIOUS, {"new": points(1, a=1, b=0), "newer": points(2, a=2, b=0)})
+    assert regrade.headline() == "regrade: nothing to compare: no student is in both runs (6 not in both runs)"
+    alone = compare(Previous({"ada": points(10, a=5, b=5)}, seed=1), {"ada": points(10, a=5, b=5)})
+    assert alone.headline() == "regrade: no change: the 1 student has the points of the earlier run"
+
+
 def test_the_largest_change_may_be_a_loss():
     regrade = compare(PREVIOUS, {**PREVIOUS.students, "ada": points(2, a=1, b=1), "bob": points(5, a=4, b=1)})
     assert regrade.headline() == "regrade: 2 of 4 students changed, the largest by -8"
@@ -50,6 +57,17 @@ def test_changes_csv_round_trips_into_the_class_reports_view(tmp_path: Path):
                                             ["bob", "4", "9.5", "+5.5", "b +5.5"], ["gone", "3", "", "", ""]]
     assert read_regrade(tmp_path, 3) == replace(regrade, previous_seed=None)  # the seeds are not in the file
     assert read_regrade(tmp_path / "nothing", 3) is None
+
+
+def test_an_id_a_spreadsheet_would_run_is_text_in_changes_csv_and_read_back_as_itself(tmp_path: Path):
+    regrade = compare(PREVIOUS, {**PREVIOUS.students, "=1+1": points(-1.5, a=-1.5, b=0)})
+    write_changes(regrade, tmp_path / "changes.csv")
+    with open(tmp_path / "changes.csv", newline="") as handle:
+        assert ["'=1+1", "", "-1.5", "", ""] in list(csv.reader(handle))
+    assert read_regrade(tmp_path, 5) == replace(regrade, previous_seed=None)
+    (tmp_path / "grades.csv").write_text("student,score,max_score,a,b\n'=1+1,-1.5,10,-1.5,0\n''ada,3,10,3,0\n")
+    assert read_previous(tmp_path) == Previous({"=1+1": points(-1.5, a=-1.5, b=0), "'ada": points(3, a=3, b=0)},
+                                               None)
 
 
 def test_the_previous_run_from_results_json_else_grades_csv(tmp_path: Path):

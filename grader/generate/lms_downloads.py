@@ -14,7 +14,6 @@ bundle's ``sample_class`` (so a student added there is in them after one command
 
 from __future__ import annotations
 
-import csv
 import io
 import sys
 import zipfile
@@ -23,6 +22,7 @@ from pathlib import Path
 
 from ..assignment.bundle import Bundle, load_bundle
 from ..assignment.config import DEFAULT_ASSIGNMENT, ConfigError
+from ..render.csv_cells import csv_text
 from ..submissions.load import find_notebook
 
 FOLDER = "sample_lms"
@@ -121,18 +121,14 @@ def gradebook(students: list[Uploader], bundle: Bundle) -> str:
     """Canvas's export: the header, the ``Points Possible`` row, one row per student (one
     more who submitted nothing), and the test student."""
     section = f"{bundle.name.capitalize()} 101"
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", column(bundle), "Current Score"])
-    writer.writerow(["    Points Possible", "", "", "", "", "100", "(read only)"])
+    header = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", column(bundle), "Current Score"]
     rows = [(", ".join(reversed(s.full_name.split(maxsplit=1))) if " " in s.full_name else s.full_name,
              s.canvas_id, f"S{s.canvas_id}", s.sortable) for s in students]
     rows.append(("Babbage, Charles", str(FIRST_CANVAS_ID + len(students)), f"S{FIRST_CANVAS_ID + len(students)}",
                  "babbagecharles"))
-    for name, canvas_id, sis, login in sorted(rows):
-        writer.writerow([name, canvas_id, sis, login, section, "", ""])
-    writer.writerow(["Student, Test", "9999", "", "", section, "", ""])
-    return out.getvalue()
+    return csv_text([header, ["    Points Possible", "", "", "", "", "100", "(read only)"],
+                     *([name, canvas_id, sis, login, section, "", ""] for name, canvas_id, sis, login in sorted(rows)),
+                     ["Student, Test", "9999", "", "", section, "", ""]], lineterminator="\n")
 
 
 def build(bundle: Bundle) -> dict[str, bytes]:

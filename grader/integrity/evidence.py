@@ -36,6 +36,7 @@ from itertools import combinations
 
 import numpy as np
 
+from ..render.words import counted
 from .fingerprints import ItemCode
 from .public import SOLUTION_ITEMS, Public, solution_items
 
@@ -101,19 +102,15 @@ class Pair:
         wrong = [e for e in self.items if e.behaviour >= LISTED]
         parts = []
         if code:
-            parts.append(f"share code few others wrote on {_count(len(code), 'item')} ({', '.join(code)})")
+            parts.append(f"share code few others wrote on {counted(len(code), 'item')} ({', '.join(code)})")
         if wrong:
-            parts.append(f"returned the same wrong values on {_count(len(wrong), 'item')} "
+            parts.append(f"returned the same wrong values on {counted(len(wrong), 'item')} "
                          f"({', '.join(e.item for e in wrong)})")
         if self.group:
             parts.append(f"are 2 of {self.group} students who alone share code on several items")
         if not parts:
-            return f"share a little uncommon code or the same wrong outputs on {_count(len(self.items), 'item')}"
+            return f"share a little uncommon code or the same wrong outputs on {counted(len(self.items), 'item')}"
         return " and ".join(parts)
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'s' * (n != 1)}"
 
 
 @dataclass(frozen=True)
@@ -177,10 +174,10 @@ def pairs(works: Sequence[Work], public: Public, keep: float = GROUP) -> list[Pa
         reached, level = _reached(held, n, upper)
         at_most = np.cumsum(np.bincount(np.where(reached == 0, n + 1, reached), minlength=n + 2))
         code = np.where(reached == 0, 0.0, -np.log(np.maximum(at_most[reached], 1) / total_pairs))
-        counted = _behaviour_counted(works, item)
-        behaviour = _behaviour_rarity(counted, n, total_pairs)
+        kept = _behaviour_counted(works, item)
+        behaviour = _behaviour_rarity(kept, n, total_pairs)
         strength += np.maximum(0.0, code - FLOOR) + np.maximum(0.0, behaviour - FLOOR)
-        items[item] = _Item({h: len(who) for h, who in held.items() if len(who) >= 2}, own, level, at_most, counted)
+        items[item] = _Item({h: len(who) for h, who in held.items() if len(who) >= 2}, own, level, at_most, kept)
     # A student who shares much with everyone (who writes every item a common way, or keeps to one
     # style) shares it by chance with each: the mean of the two students' strengths with the class
     # is set aside.

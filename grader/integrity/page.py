@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from ..render.html import esc, page
+from ..render.words import counted
 from .evidence import ItemEvidence, Pair
 from .fingerprints import ItemCode
 
@@ -30,7 +31,7 @@ def integrity_page(assignment: str, flagged: Sequence[Pair], groups: Sequence[tu
                    students: int, notes: Sequence[str],
                    solution: Mapping[str, tuple[str, ...]] | None = None) -> str:
     body = [_STYLE, f"<h1>Who shared work: {esc(assignment)}</h1>",
-            f"<p>{students} students compared; {len(flagged)} pair{'s' * (len(flagged) != 1)} to look at. "
+            f"<p>{counted(students, 'student')} compared; {counted(len(flagged), 'pair')} to look at. "
             "Each item's shared code and shared wrong outputs are weighed by how rarely the pairs of this class "
             "share as much (public code and the release's starter code set aside), and a pair is listed when this "
             "class would produce fewer than one pair that strong by chance (score 1 - that number: 0.5 or more). "
@@ -46,7 +47,7 @@ def integrity_page(assignment: str, flagged: Sequence[Pair], groups: Sequence[tu
                     "solution's own lines as written (names, comments and all) beyond the starter code: not a pair, "
                     "but worth a look.</p><ul>")
         ranked = sorted(solution.items(), key=lambda named: (-len(named[1]), named[0]))
-        body += [f"<li>{esc(s)}: matches the instructor's solution on {len(items)} item{'s' * (len(items) != 1)} "
+        body += [f"<li>{esc(s)}: matches the instructor's solution on {counted(len(items), 'item')} "
                  f"({esc(', '.join(items))})</li>" for s, items in ranked]
         body.append("</ul>")
     body.append('<h2 id="pairs">Pairs</h2>')

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..render.words import counted
 from ..submissions.files import Refused, read_submitted
 from .names import CANVAS, MOODLE, LmsFile, notebook_of, parse_canvas, parse_moodle
 from .safezip import MAX_MEMBER_BYTES, SafeZip
@@ -156,8 +157,8 @@ def _materialized(download: Path, system: str, entries: list[_Entry], refused: l
             unrecognised.append(entry.name)
         else:
             by_student.setdefault(parsed.student_id, []).append((parsed, entry))
-    notes = [f"{label} download {download.name}: {len(by_student)} students, "
-             f"{sum(len(files) for files in by_student.values())} files"]
+    notes = [f"{label} download {download.name}: {counted(len(by_student), 'student')}, "
+             f"{counted(sum(len(files) for files in by_student.values()), 'file')}"]
     notes += [f"  not named as a {label} upload, not graded: {name}" for name in sorted(unrecognised)]
     notes += [f"  refused: {line}" for line in refused]
     students = []

@@ -14,14 +14,21 @@ def not_attempted(item: ItemResult) -> bool:
     return bool(item.checks) and all(not c.passed and "NotImplementedError" in c.message for c in item.checks)
 
 
+# What every format says of an item left as the stub, beside the item's name: once for the item
+# in the feedback pages and check.py, for each of its checks where each check is a test.
 NOT_ATTEMPTED = "not attempted: every check raised NotImplementedError (the exercise's stub is unchanged)"
+
+
+def check_message(item: ItemResult, check: CheckResult) -> str:
+    """Why a failed check failed: the property that broke, or that the item is the stub."""
+    return NOT_ATTEMPTED if not_attempted(item) else check.message
 
 
 def check_output(item: ItemResult, check: CheckResult) -> str:
     """What a check's test shows: why it failed (the property that broke), or that it passed."""
     if check.passed:
         return "passed"
-    return "\n".join([check.message or item.error or "failed", *item.mistakes])
+    return "\n".join([check_message(item, check) or item.error or "failed", *item.mistakes])
 
 
 def submission_notes(result: SubmissionResult) -> list[str]:

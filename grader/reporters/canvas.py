@@ -20,6 +20,7 @@ from pathlib import Path
 from ..assignment.bundle import Bundle
 from ..lms.intake import LmsInfo
 from ..lms.names import CANVAS
+from ..render.csv_cells import csv_text
 from ..results import RunInfo, SubmissionResult
 from ..summary import fmt_points
 
@@ -133,17 +134,16 @@ class CanvasGradebook:
 
     def close(self) -> None:
         book = self.book
-        with open(self.path, "w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
-            writer.writerow([book.header[i] for i in book.keep])
-            for number, row in enumerate(book.rows):
-                row = list(row)
-                if book.is_student(row):
-                    if number in self.scores:
-                        row[book.index] = fmt_points(self.scores[number])
-                    else:
-                        row[book.index] = "0" if self.missing == "zero" else ""
-                writer.writerow([row[i] for i in book.keep])
+        rows = [[book.header[i] for i in book.keep]]
+        for number, row in enumerate(book.rows):
+            row = list(row)
+            if book.is_student(row):
+                if number in self.scores:
+                    row[book.index] = fmt_points(self.scores[number])
+                else:
+                    row[book.index] = "0" if self.missing == "zero" else ""
+            rows.append([row[i] for i in book.keep])
+        self.path.write_text(csv_text(rows), encoding="utf-8", newline="")
 
     def summary_lines(self) -> list[str]:
         book = self.book

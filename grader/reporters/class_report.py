@@ -10,6 +10,7 @@ unusable; a link to every student's feedback. Only a small row per student is ke
 from __future__ import annotations
 
 import re
+import statistics
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from ..render.feedback_text import not_attempted
 from ..render.html import esc, page, who
 from ..render.mistakes import Diagnosed, diagnosed, mistakes_section
 from ..render.per_student import student_file
+from ..render.words import counted
 from ..results import RunInfo, SubmissionResult
 from ..summary import file_problems, fmt_points
 
@@ -87,7 +89,7 @@ def class_report(assignment: Assignment, run: RunInfo, rows: list[_Row], out_dir
     n = len(rows)
     mean = sum(r.score for r in rows) / n if n else 0.0
     body = [f"<h1>Class report: {esc(assignment.name)}</h1>",
-            f"<p>{n} students graded; class mean {mean:.1f} / {fmt_points(assignment.max_score)}; "
+            f"<p>{counted(n, 'student')} graded; class mean {mean:.1f} / {fmt_points(assignment.max_score)}; "
             f"seed {run.seed}; started {esc(run.started)}.</p>",
             *(['<p><a href="integrity.html">Who shared work</a>: the pairs of students whose submissions share '
                "uncommon code or wrong outputs, for a person to look.</p>"] if integrity else []),
@@ -115,7 +117,7 @@ def _histogram(scores: list[float], max_score: float) -> str:
         h = round(160 * count / tallest)
         x = 30 + k * bar
         parts.append(f'<rect x="{x + 3}" y="{180 - h}" width="{bar - 6}" height="{h}" fill="#3b75af">'
-                     f"<title>{count} students</title></rect>")
+                     f"<title>{counted(count, 'student')}</title></rect>")
         if count:
             parts.append(f'<text x="{x + bar // 2}" y="{174 - h}" text-anchor="middle">{count}</text>')
         parts.append(f'<text x="{x + bar // 2}" y="195" text-anchor="middle" fill="#555">'
@@ -200,9 +202,8 @@ def _times(rows: list[_Row]) -> list[str]:
     seconds = sorted(r.seconds for r in rows)
     out = ['<h2 id="time">Time per student</h2>']
     if seconds:
-        median = seconds[len(seconds) // 2]
-        out.append(f"<p>Median {median:.2f} s, longest {seconds[-1]:.2f} s, total {sum(seconds):.1f} s "
-                   "(reading and grading one student's notebooks, in a worker).</p>")
+        out.append(f"<p>Median {statistics.median(seconds):.2f} s, longest {seconds[-1]:.2f} s, "
+                   f"total {sum(seconds):.1f} s (reading and grading one student's notebooks, in a worker).</p>")
     slowest = sorted(rows, key=lambda r: (-r.seconds, r.student))[:SLOWEST]
     out += ["<table>", '<tr><th>slowest students</th><th class="num">seconds</th></tr>']
     out += [f'<tr><td>{esc(r.student)}</td><td class="num">{r.seconds:.2f}</td></tr>' for r in slowest]

@@ -1,11 +1,15 @@
 """``feedback/<student>.md``: per item, which property failed and how; cells that raised;
-what the student's code printed. One file per student, written as the result arrives."""
+what the student's code printed. One file per student, written as the result arrives. Every
+piece of text that came from the student (messages, printed output, cells, file names, the
+id) goes through ``grader.render.markdown``: it shows as written, and makes no heading, link
+or HTML of the student's."""
 
 from __future__ import annotations
 
 from ..render.feedback_text import NOT_ATTEMPTED, error_summary, not_attempted, ran_after
+from ..render.markdown import md_block, md_code, md_inline
 from ..render.per_student import FilePerStudent
-from ..results import SubmissionResult
+from ..results import CheckResult, SubmissionResult
 from ..summary import fmt_points
 
 
@@ -18,18 +22,18 @@ class FeedbackMarkdown(FilePerStudent):
 
 def feedback(result: SubmissionResult) -> str:
     """The student's feedback in Markdown: what passed, which property failed and how."""
-    lines = [f"# Feedback for {result.student}", "",
+    lines = [f"# Feedback for {md_inline(result.student)}", "",
              f"**Score: {fmt_points(result.score)} / {fmt_points(result.max_score)}**", ""]
     for nb in result.notebooks:
-        if nb.failure:
-            lines += [f"> **{nb.notebook}**: {nb.failure}", ""]
-        if nb.note:
-            lines += [f"> **{nb.notebook}**: {nb.note}", ""]
+        for text in (nb.failure, nb.note):
+            if text:
+                lines += [f"> **{md_inline(nb.notebook)}**: {md_inline(text)}", ""]
         for cell, error in nb.cell_errors:
-            summary = error_summary(cell, error).replace("`", "'")
-            lines += [f"> {nb.notebook}, {cell.replace('`', chr(39))} raised `{summary}`{ran_after(nb, cell)}", ""]
+            lines += [f"> {md_inline(nb.notebook)}, {md_inline(cell)} raised {md_code(error_summary(cell, error))}"
+                      f"{md_inline(ran_after(nb, cell))}", ""]
     lines += ["| item | points |", "| --- | --- |"]
-    lines += [f"| `{item.name}` | {fmt_points(item.earned)} / {fmt_points(item.points)} |" for item in result.items]
+    lines += [f"| {md_code(item.name)} | {fmt_points(item.earned)} / {fmt_points(item.points)} |"
+              for item in result.items]
     lines.append("")
     unusable = {nb.failure for nb in result.notebooks if nb.failure}
     for item in result.items:
@@ -38,16 +42,24 @@ def feedback(result: SubmissionResult) -> str:
             continue
         if item.error in unusable:
             continue  # said once above, for its notebook, not once per check
-        lines += [f"## `{item.name}`: {fmt_points(item.earned)} / {fmt_points(item.points)}", ""]
+        lines += [f"## {md_code(item.name)}: {fmt_points(item.earned)} / {fmt_points(item.points)}", ""]
         if not_attempted(item):  # once, not once per check
             lines += [f"{NOT_ATTEMPTED[0].upper()}{NOT_ATTEMPTED[1:]}.", ""]
             continue
         for c in item.checks:
-            mark = "passed" if c.passed else "**failed**"
-            detail = "" if c.passed else f": {c.message}"
-            lines.append(f"- `{c.name}` ({fmt_points(c.points)} pt) {mark}{detail}")
-        lines += [line for mistake in item.mistakes for line in ("", f"> {mistake}")]
+            lines += _check(c)
+        lines += [line for mistake in item.mistakes for line in ("", f"> {md_inline(mistake)}")]
         if item.output:
-            lines += ["", "Your code printed:", "", "```text", item.output.replace("```", "ʼʼʼ"), "```"]
+            lines += ["", "Your code printed:", "", *md_block(item.output)]
         lines.append("")
     return "\n".join(lines) + "\n"
+
+
+def _check(c: CheckResult) -> list[str]:
+    """A check's line of the list: a message of many lines follows it, in a block of its item."""
+    line = f"- {md_code(c.name)} ({fmt_points(c.points)} pt) {'passed' if c.passed else '**failed**'}"
+    if c.passed:
+        return [line]
+    if len(c.message.splitlines()) <= 1:
+        return [f"{line}: {md_inline(c.message)}"]
+    return [f"{line}:", "", *md_block(c.message, indent="  "), ""]

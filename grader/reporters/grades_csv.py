@@ -5,12 +5,12 @@ empty where the download does not say): the contract's columns come first, uncha
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 from ..assignment.bundle import Bundle
 from ..assignment.config import Assignment
 from ..lms.intake import LmsInfo
+from ..render.csv_cells import csv_text
 from ..results import RunInfo, SubmissionResult
 from ..summary import fmt_points
 
@@ -35,13 +35,11 @@ class GradesCsv:
     def close(self) -> None:
         assert self.assignment is not None, "start() first"
         self.rows.sort(key=lambda row: row[0])
-        with open(self.path, "w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
-            late = ["late"] if self.lms is not None else []
-            writer.writerow(["student", "score", "max_score", *(i.name for i in self.assignment.items), *late])
-            for student, score, items in self.rows:
-                writer.writerow([student, fmt_points(score), fmt_points(self.assignment.max_score),
-                                 *(fmt_points(p) for p in items), *self._late(student)])
+        late = ["late"] if self.lms is not None else []
+        header = ["student", "score", "max_score", *(i.name for i in self.assignment.items), *late]
+        rows = [[student, fmt_points(score), fmt_points(self.assignment.max_score), *(fmt_points(p) for p in items),
+                 *self._late(student)] for student, score, items in self.rows]
+        self.path.write_text(csv_text([header, *rows]), encoding="utf-8", newline="")
 
     def _late(self, student: str) -> list[str]:
         if self.lms is None:

@@ -1,7 +1,8 @@
 """``gradescope/<student>.json``: Gradescope's autograder ``results.json``
 (https://gradescope-autograders.readthedocs.io/en/latest/specs/#output-format): the ``score``,
 the ``execution_time``, one test per check (its ``score``, ``max_score`` and, as ``output``,
-why it failed), visible to the student; the autograder's own log (``stdout``) stays hidden."""
+why it failed), visible to the student, all shown as plain text; the autograder's own log
+(``stdout``) stays hidden."""
 
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ def results(result: SubmissionResult) -> dict[str, Any]:
         "score": result.score,
         "execution_time": math.ceil(result.seconds),
         "output": "\n".join([f"Score: {fmt_points(result.score)} / {fmt_points(result.max_score)}", *notes]),
+        # Plain text, never Markdown or HTML: the outputs hold the student's messages.
+        "output_format": "text", "test_output_format": "text", "test_name_format": "text",
         # Only the tests are for the student: the log names the grader's paths and settings.
         "stdout_visibility": "hidden",
         "visibility": "visible",

@@ -9,8 +9,6 @@ changes no grade, and no other output.
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 
 from ..assignment.bundle import Bundle
@@ -18,6 +16,8 @@ from ..integrity.evidence import Work, clusters, flagged, pairs, public_matches,
 from ..integrity.fingerprints import ItemCode, definitions
 from ..integrity.page import integrity_page
 from ..integrity.public import Public, public_code
+from ..render.csv_cells import csv_text
+from ..render.words import counted
 from ..results import RunInfo, SubmissionResult
 from ..submissions.load import read_cells
 
@@ -66,13 +66,10 @@ class IntegrityReport:
         works = sorted(self.works, key=lambda w: w.student)
         found = flagged(pairs(works, self.public))
         self.flagged = len(found)
-        text = io.StringIO()
-        writer = csv.writer(text, lineterminator="\n")
-        writer.writerow(COLUMNS)
-        for p in found:
-            writer.writerow([p.a, p.b, f"{p.score:.3f}", ";".join(e.item for e in p.listed), p.evidence])
+        rows = [[p.a, p.b, f"{p.score:.3f}", ";".join(e.item for e in p.listed), p.evidence] for p in found]
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        (self.out_dir / "integrity.csv").write_text(text.getvalue(), encoding="utf-8")
+        (self.out_dir / "integrity.csv").write_text(csv_text([COLUMNS, *rows], lineterminator="\n"), encoding="utf-8",
+                                                    newline="")
         matches = {w.student: m for w in works if (m := public_matches(w, self.public))}
         solution = {w.student: found_items for w in works if (found_items := solution_matches(w, self.public))}
         html = integrity_page(self.bundle.name, found, clusters(found), {w.student: w.code for w in works}, matches,
@@ -80,5 +77,5 @@ class IntegrityReport:
         (self.out_dir / "integrity.html").write_text(html, encoding="utf-8")
 
     def summary_lines(self) -> list[str]:
-        line = f"integrity: {self.flagged} pair{'s' * (self.flagged != 1)} of students to look at (integrity.html)"
+        line = f"integrity: {counted(self.flagged, 'pair')} of students to look at (integrity.html)"
         return [line, *(f"integrity: not compared: {note}" for note in self.notes)]

@@ -13,6 +13,7 @@ from typing import TextIO
 
 from ..assignment.bundle import Bundle
 from ..render.feedback_text import check_output, submission_notes
+from ..render.words import counted
 from ..results import RunInfo, SubmissionResult
 from ..summary import fmt_points
 
@@ -75,7 +76,7 @@ def testsuite(assignment: str, result: SubmissionResult) -> ET.Element:
         if not check.passed:
             message = xml_text(check_output(item, check))
             failure = ET.SubElement(case, "failure", message=message, type="CheckFailed")
-            failure.text = f"{message}\n(0 of {fmt_points(check.points)} points)"
+            failure.text = f"{message}\n(0 of {counted(check.points, 'point')})"
     printed = [f"{item.name} printed:\n{item.output}" for item in result.items if item.output]
     notes = submission_notes(result)
     if notes or printed:

@@ -11,12 +11,12 @@ lines of the student's feedback: the score and each item that lost points, with 
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 from ..assignment.bundle import Bundle
 from ..lms.intake import LmsInfo
 from ..lms.names import MOODLE
+from ..render.csv_cells import csv_text
 from ..render.feedback_text import check_output, submission_notes
 from ..results import RunInfo, SubmissionResult
 from ..summary import fmt_points
@@ -66,7 +66,4 @@ class MoodleGrades:
 
     def close(self) -> None:
         self.rows.sort(key=lambda row: row[-1])
-        with open(self.path, "w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(COLUMNS)
-            writer.writerows(row[:-1] for row in self.rows)
+        self.path.write_text(csv_text([COLUMNS, *(row[:-1] for row in self.rows)]), encoding="utf-8", newline="")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..render.feedback_text import all_unusable, check_output, submission_notes
+from ..render.feedback_text import all_unusable, check_message, check_output, submission_notes
 from ..render.per_student import JsonPerStudent
 from ..results import SubmissionResult
 from ..summary import fmt_points
@@ -27,7 +27,7 @@ def results(result: SubmissionResult) -> dict[str, Any]:
     tests = [
         {"name": f"{item.name}: {check.name}", "description": f"{item.name} ({item.notebook})",
          "points": check.earned, "max_points": check.points, "output": check_output(item, check),
-         "message": "" if check.passed else check.message}
+         "message": "" if check.passed else check_message(item, check)}
         for item in result.items for check in item.checks
     ]
     score = result.score / result.max_score if result.max_score > 0 else 0.0

@@ -89,3 +89,16 @@ def test_a_file_that_is_no_gradebook_is_one_line(tmp_path: Path):
     other.write_text("student,score\nada,1\n")
     with pytest.raises(CanvasGradebookError, match="not a Canvas gradebook export"):
         open_reporter("canvas", tmp_path, gradebook=other, column="score")
+
+
+def test_the_gradebooks_cells_a_spreadsheet_would_run_are_written_as_text(tmp_path: Path):
+    book = GRADEBOOK.replace('"Hopper, Grace"', '"=HYPERLINK(""http://evil.example"",""x"")"')
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "gradebook.csv").write_text(book.replace("@MAX@", MAX), encoding="utf-8")
+    reporter = open_reporter("canvas", tmp_path, gradebook=tmp_path / "in" / "gradebook.csv", column="Attention")
+    reporter.start(BUNDLE, RUN)
+    reporter.add(result("S1002", -1.5))
+    reporter.close()
+    with open(tmp_path / "canvas.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert (rows[2]["Student"], rows[2]["Attention (4242)"]) == ('\'=HYPERLINK("http://evil.example","x")', "-1.5")

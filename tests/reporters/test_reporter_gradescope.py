@@ -31,6 +31,7 @@ def test_one_test_per_check_with_the_property_message_and_a_hidden_log(tmp_path:
     data = files[safe_name(odd)]
     assert data["score"] == BUNDLE.assignment.max_score - BUNDLE.assignment.item("softmax").points
     assert data["stdout_visibility"] == "hidden"
+    assert data["output_format"] == data["test_output_format"] == data["test_name_format"] == "text"
     tests = {t["name"]: t for t in data["tests"]}
     assert len(tests) == sum(len(item.checks) for item in BUNDLE.assignment.items)
     failed = tests["softmax: rows_sum_to_one"]

@@ -62,3 +62,11 @@ def test_the_feedback_is_its_first_lines_only():
     assert many[-1] == f"... and {len(A.items) - FEEDBACK_LINES + 2} more: see your feedback file"
     missing = feedback_lines(zero_submission("x", A, "attention_numpy.ipynb was not submitted"))
     assert missing[0] == f"Score: 0 / {MAX}"
+
+
+def test_a_name_a_spreadsheet_would_run_is_written_as_text(tmp_path: Path):
+    name = '=HYPERLINK("http://evil.example","full marks")'
+    lms = LmsInfo("moodle", "d.zip", (LmsStudent(f"{name}_7", "7", name, None, ()),), ())
+    rows = read(tmp_path, [result(f"{name}_7", ("softmax",)), result("-1+cmd")], replace(RUN, lms=lms))
+    assert [(r["Identifier"], r["Full name"], r["Grade"]) for r in rows] == [
+        ("'-1+cmd", "'-1+cmd", MAX), ("Participant 7", f"'{name}", BUT_SOFTMAX)]

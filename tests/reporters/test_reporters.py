@@ -2,15 +2,21 @@
 
 import csv
 import json
+import xml.etree.ElementTree as ET
 from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
+from markdown_support import rendered, shown
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.reporters import DEFAULT_REPORTERS, REPORTERS, open_reporter
+from grader.render.feedback_text import NOT_ATTEMPTED
+from grader.reporters import DEFAULT_REPORTERS, REPORTERS, junit_xml, open_reporter
 from grader.reporters.feedback_md import feedback
+from grader.reporters.gradescope import results as gradescope
+from grader.reporters.moodle import feedback_lines
+from grader.reporters.prairielearn import results as prairielearn
 from grader.results import CheckResult, ItemResult, NotebookResult, Picture, RunInfo, SubmissionResult
 from grader.summary import Tally
 
@@ -84,6 +90,18 @@ def test_reporters_stream_json_sort_csv_and_the_tally_summarises(tmp_path: Path)
     assert data["feedback"] == {"Ada Lovelace": "feedback/Ada Lovelace.md", "zoë": "feedback/zoë.md"}
 
 
+def test_one_student_is_one_student_in_the_summary_and_the_class_report(tmp_path: Path):
+    tally = Tally(A)
+    tally.add(result("ada"))
+    assert tally.summary().lines()[0].startswith("1 student graded; class mean")
+    report = open_reporter("report", tmp_path)
+    report.start(BUNDLE, RUN)
+    report.add(result("ada"))
+    report.close()
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "<p>1 student graded;" in page and "<title>1 student</title>" in page and "1 students" not in page
+
+
 def test_an_unusable_notebook_is_explained_once_not_once_per_check():
     why = "attention_torch.ipynb could not be read: not a valid notebook (invalid JSON: x at line 1)"
     base = result("Ada")
@@ -93,7 +111,7 @@ def test_an_unusable_notebook_is_explained_once_not_once_per_check():
                   for i in base.items)
     notebooks = (*base.notebooks, NotebookResult("attention_torch", "attention_torch.ipynb", why, (), ""))
     text = feedback(SubmissionResult("Ada", 0, A.max_score, items, notebooks, 0.1))
-    assert text.count(why) == 1
+    assert shown(text).count(why) == 1
 
 
 def test_the_summary_lists_file_problems_and_skipped_entries():
@@ -112,10 +130,55 @@ def test_the_summary_lists_file_problems_and_skipped_entries():
 def test_feedback_names_failed_properties_cells_and_output():
     text = feedback(result("Ada", "softmax"))
     assert f"**Score: {A.max_score - A.item('softmax').points:g} / {A.max_score:g}**" in text
-    assert "`rows_sum_to_one` (1 pt) **failed**: row [3] of softmax(x) sums to 0.61, not 1" in text
+    assert "`rows_sum_to_one` (1 pt) **failed**: row [3] of softmax(x) sums to 0.61, not 1" in shown(text)
     assert "attention_numpy, code cell 3 (y = x) raised `NameError: x`" in text
-    assert "hello ʼʼʼ world" in text  # a student's fence cannot break out of the code block
+    assert "````text\nhello ``` world\n````" in text  # a student's fence cannot break out of the code block
     assert "## `causal_mask`" not in text  # nothing to say about a full-marks item
+
+
+FORGED = "bad\n# Score: 155 / 155\n[full marks](http://evil.example) <img src=x onerror=alert(1)> **A+**"
+
+
+def test_student_text_in_the_feedback_forges_no_heading_link_or_html():
+    base = result("# Score: 155 / 155 <b>", "softmax")
+    items = tuple(replace(i, checks=tuple(replace(c, message=FORGED) for c in i.checks), output=FORGED)
+                  if i.name == "softmax" else i for i in base.items)
+    notebooks = (NotebookResult("attention_numpy", "[x](http://e).ipynb", None, ((FORGED, f"ValueError: {FORGED}"),),
+                                "", note=FORGED),)
+    text = feedback(replace(base, items=items, notebooks=notebooks))
+    page = rendered(text)
+    assert page.tags.count("h1") == 1 and page.tags.count("h2") == 1  # the student's, and the item that lost points
+    assert not set(page.tags) - {"h1", "h2", "p", "strong", "code", "pre", "ul", "li", "blockquote", "table", "thead",
+                                 "tbody", "tr", "th", "td"}
+    assert page.tags.count("strong") == 1 + 7 + 1  # the score, each failed check, the notebook's note
+    assert "# Score: 155 / 155 <b>" in "".join(page.text)  # shown as written
+    # Each check's message, the output, the note, the cell and its error's last line.
+    assert shown(text).count("[full marks](http://evil.example)") == 7 + 1 + 1 + 1 + 1
+
+
+def test_grades_csv_writes_an_id_a_spreadsheet_would_run_as_text_and_the_points_as_numbers(tmp_path: Path):
+    reporter = open_reporter("csv", tmp_path)
+    reporter.start(BUNDLE, RUN)
+    reporter.add(result("=1+1", "softmax"))
+    reporter.close()
+    with open(tmp_path / "grades.csv", newline="", encoding="utf-8") as handle:
+        row = list(csv.reader(handle))[1]
+    assert row[:4] == ["'=1+1", f"{A.max_score - A.item('softmax').points:g}", f"{A.max_score:g}", "0"]
+
+
+def test_a_stub_reads_not_attempted_in_every_format():
+    base = result("Ada", "softmax")
+    stub = "softmax(<array float64 shape (1,)>) raised NotImplementedError"
+    items = tuple(replace(i, checks=tuple(replace(c, message=stub) for c in i.checks)) if i.name == "softmax" else i
+                  for i in base.items)
+    ada = replace(base, items=items)
+    junit = ET.tostring(junit_xml.testsuite("attention", ada), encoding="unicode")
+    outputs = {"markdown": feedback(ada), "moodle": "\n".join(feedback_lines(ada)),
+               "gradescope": json.dumps(gradescope(ada)), "prairielearn": json.dumps(prairielearn(ada)), "junit": junit}
+    for name, text in outputs.items():
+        assert NOT_ATTEMPTED[1:] in text, name  # "Not attempted" where it begins a sentence
+        assert "float64 shape" not in text, name  # the stub's own message
+    assert "softmax: 0 / 10: not attempted" in outputs["moodle"]
 
 
 def test_reporters_are_chosen_by_name(tmp_path: Path):

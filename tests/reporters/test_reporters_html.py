@@ -181,6 +181,15 @@ def test_class_report_summarises_what_the_class_got_wrong(out: Path):
     assert "Dee/../x: attention_numpy missing (attention_numpy.ipynb could not be read" in page
 
 
+def test_the_median_time_of_an_even_class_is_the_mean_of_the_middle_two(tmp_path: Path):
+    report = open_reporter("report", tmp_path)
+    report.start(BUNDLE, RUN)
+    for name, seconds in (("a", 0.66), ("b", 0.94), ("c", 1.16), ("d", 1.22)):
+        report.add(SubmissionResult(name, 0.0, A.max_score, (), (), seconds))
+    report.close()
+    assert "Median 1.05 s, longest 1.22 s" in read(tmp_path / "report.html")
+
+
 def test_class_report_links_every_students_feedback_by_its_safe_name(out: Path):
     page = read(out / "report.html")
     links = [v for tag, _, v in resources(page).found if tag == "a"]
