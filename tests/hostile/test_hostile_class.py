@@ -36,6 +36,7 @@ from typing import Any
 
 import pytest
 import yaml
+from markdown_support import rendered, shown
 from process_support import descendants, runs_adopted
 
 from grader.assignment.bundle import load_bundle
@@ -779,6 +780,18 @@ HOSTILE_CHANNELS = {
     "a_cpu_hog": Student(appended(CPU_HOG)),
 }
 
+# ---- what a student's text does in our outputs (#43, finding 6) ----------------------------
+# An exception's text and printed lines that would forge a heading, a link and HTML in the
+# student's own feedback; the row, and every other, stays as graded.
+FORGED = "bad\n# Score: 155 / 155\n[full marks](http://evil.example) <img src=x onerror=alert(1)>"
+FORGED_FEEDBACK = f"""
+def softmax(x, axis=-1):
+    print({FORGED!r})
+    raise ValueError({FORGED!r})
+"""
+
+HOSTILE_OUTPUTS = {"forged_feedback": Student(appended(FORGED_FEEDBACK), control={"softmax": FORGED_FEEDBACK})}
+
 HOSTILE = {
     "control_nan": Student(appended(NAN_SOFTMAX), control={"softmax": NAN_SOFTMAX}),
     "monkeypatch": Student(
@@ -821,6 +834,7 @@ HOSTILE = {
     **HOSTILE_BOUNDS,
     **HOSTILE_CHANNELS,
     **HOSTILE_FILES,
+    **HOSTILE_OUTPUTS,
 }
 
 
@@ -1318,3 +1332,12 @@ def test_a_cpu_hog_does_not_slow_the_classmates_graded_beside_it(corpus):
     beside = {name: corpus.honest.results[name]["seconds"] for name in HONEST}
     alone = {name: corpus.hostile.results[name]["seconds"] for name in HONEST}
     assert all(beside[name] < 2 * alone[name] + 1 for name in HONEST), (beside, alone)
+
+
+def test_a_students_text_forges_nothing_in_the_feedback(corpus):
+    markdown = (corpus.hostile.out / "feedback" / "forged_feedback.md").read_text(encoding="utf-8")
+    page = rendered(markdown)
+    assert not {"a", "img"} & set(page.tags), page.tags
+    assert page.tags.count("h1") == 1  # ours: the student's "# Score" is text
+    assert "# Score: 155 / 155" in "".join(page.text)
+    assert "[full marks](http://evil.example) <img src=x onerror=alert(1)>" in shown(markdown)
