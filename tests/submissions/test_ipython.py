@@ -63,8 +63,7 @@ def test_plain_cells_are_compiled_where_they_run_without_importing_ipython():
     probe = ("import sys; from grader.runners.serve import compile_cell, exec_cell, new_namespace; "
              "ns = new_namespace('nb'); print(exec_cell(1, '\\n\\nx = 1', ns), ns['x'], 'IPython' in sys.modules, "
              "exec_cell(2, '%matplotlib inline\\ny = 2', ns), ns['y'], 'IPython' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
-    assert out == "None 1 False None 2 True\n"
+    assert printed_by(probe) == "None 1 False None 2 True\n"
 
 
 def test_a_cell_that_compiles_runs_as_written_and_a_real_error_keeps_its_line():
@@ -83,5 +82,9 @@ def test_without_ipython_a_magic_is_rewritten_in_one_pass():
     probe = ("import sys; sys.modules['IPython'] = None; "
              "from grader.submissions.ipython import transform_ipython; "
              "print(transform_ipython('%matplotlib inline\\nx = 1'), end='')")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
-    assert out == "get_ipython().run_line_magic('matplotlib', 'inline')\nx = 1\n"
+    assert printed_by(probe) == "get_ipython().run_line_magic('matplotlib', 'inline')\nx = 1\n"
+
+
+def printed_by(code: str) -> str:
+    """What ``code`` prints, run by a fresh interpreter (whose imports are its own)."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
