@@ -69,6 +69,7 @@ def open_groups(zygote_pid: int) -> CpuGroups | None:
         return None
     for version, chain in sorted(hierarchies):  # v1 first: its cpu controller needs no handing down
         parent = chain[0]
+        _remove_orphans(parent)
         folder = parent / f"grader-zygote-{zygote_pid}"
         try:
             if version == 2 and "cpu" not in (parent / "cgroup.subtree_control").read_text().split():
@@ -90,6 +91,18 @@ def available() -> bool:
         return False
     groups.close()
     return True
+
+
+def _remove_orphans(parent: Path) -> None:
+    """Remove the groups of zygotes that are gone: a zygote killed outright (``kill -9`` of a
+    run's process group) cannot remove its own. A group whose processes are still there stays."""
+    for folder in parent.glob("grader-zygote-*"):
+        pid = folder.name.rsplit("-", 1)[1]
+        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+            continue
+        for group in folder.glob("sandbox-*"):
+            _remove(group)
+        _remove(folder)
 
 
 def _remove(group: Path) -> bool:

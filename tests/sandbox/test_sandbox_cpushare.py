@@ -130,3 +130,31 @@ def _cpu_of_uid(uid: int) -> float:
             continue
         ticks += int(fields[11]) + int(fields[12])
     return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def test_the_groups_a_killed_zygote_left_are_removed_by_the_next(groups):
+    # A zygote killed outright (kill -9 of a run's group) removes nothing; the next one does,
+    # and never the group of a zygote still alive (this process's, here).
+    parent = next(chain[0] for _, chain in sorted(cgroup_dirs("cpu", Path("/"))))
+    gone = _a_pid_that_is_gone()
+    left = parent / f"grader-zygote-{gone}"
+    alive = parent / f"grader-zygote-{os.getpid()}"
+    (left / "sandbox-1").mkdir(parents=True)
+    alive.mkdir()
+    try:
+        opened = cpushare.open_groups(os.getpid() + 1_000_000)
+        assert opened is not None
+        opened.close()
+        assert not left.exists() and alive.is_dir()
+    finally:
+        for folder in (left / "sandbox-1", left, alive):
+            if folder.exists():
+                folder.rmdir()
+
+
+def _a_pid_that_is_gone() -> int:
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return pid
