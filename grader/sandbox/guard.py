@@ -7,7 +7,10 @@ exploits start from. Refused (``EPERM``): the keyrings (``add_key``, ``request_k
 ``keyctl``: a uid's keyring outlives its processes, so two students could pass answers
 through it), new namespaces (``unshare`` and ``clone`` with a ``CLONE_NEW*`` flag, and
 ``setns``: a new user namespace would hand student code every capability over namespaces of
-its own), io_uring, BPF, perf and ``userfaultfd``. ``clone3`` is answered ``ENOSYS``: its
+its own), io_uring, BPF, perf and ``userfaultfd``, and ``setsid``: the sandbox leads a
+session of its own, and the kernel's autogroups give each session an equal share of the CPU,
+so 63 spinning processes each in a new session took 63 classmates' shares where no cgroup
+of its own holds the sandbox (every rung but root's). ``clone3`` is answered ``ENOSYS``: its
 flags are in memory, out of a filter's sight, and libc then falls back to ``clone``.
 
 Without namespaces a sandbox runs as the grader's own user, so the kernel's checks by uid
@@ -46,9 +49,9 @@ _X32_BIT = 0x40000000
 # both architectures number new calls alike.
 _SURFACE = {
     "x86_64": {"keyctl": 250, "add_key": 248, "request_key": 249, "setns": 308, "bpf": 321,
-               "perf_event_open": 298, "userfaultfd": 323},
+               "perf_event_open": 298, "userfaultfd": 323, "setsid": 112},
     "aarch64": {"keyctl": 219, "add_key": 217, "request_key": 218, "setns": 268, "bpf": 280,
-                "perf_event_open": 241, "userfaultfd": 282},
+                "perf_event_open": 241, "userfaultfd": 282, "setsid": 157},
 }
 _SURFACE_COMMON = {"io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}
 _CLONE3 = 435  # answered ENOSYS

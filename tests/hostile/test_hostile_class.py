@@ -239,7 +239,10 @@ def _daemon():
     if _os.fork() != 0:
         _os.wait()
         return
-    _os.setsid()
+    try:
+        _os.setsid()  # refused by the filter: an attacker goes on without
+    except OSError:
+        pass
     if _os.fork() != 0:
         _os._exit(0)
     _ctypes.CDLL(None).prctl(15, b"@@TOKEN@@", 0, 0, 0)
@@ -494,7 +497,10 @@ import ctypes as _ctypes, os as _os, sys as _sys, time as _time
 def _background():
     if _os.fork() != 0:
         return
-    _os.setsid()
+    try:
+        _os.setsid()  # refused by the filter: an attacker goes on without
+    except OSError:
+        pass
     if _os.fork() == 0:
         _ctypes.CDLL(None).prctl(15, b"@@TOKEN@@", 0, 0, 0)
         _deadline = _time.monotonic() + 60
@@ -745,7 +751,10 @@ def _spin(name, seconds):
                     break  # a spinner forks no more
             except OSError:
                 break
-        _os.setsid()
+        try:
+            _os.setsid()  # refused by the filter: an attacker goes on without
+        except OSError:
+            pass
         while _time.monotonic() < end:
             pass
         _os._exit(0)

@@ -22,10 +22,10 @@ pytestmark = pytest.mark.timeout(180)
 CALLS = {
     "x86_64": {"add_key": 248, "request_key": 249, "keyctl": 250, "unshare": 272, "clone": 56,
                "setns": 308, "clone3": 435, "io_uring_setup": 425, "bpf": 321,
-               "perf_event_open": 298, "userfaultfd": 323},
+               "perf_event_open": 298, "userfaultfd": 323, "setsid": 112},
     "aarch64": {"add_key": 217, "request_key": 218, "keyctl": 219, "unshare": 97, "clone": 220,
                 "setns": 268, "clone3": 435, "io_uring_setup": 425, "bpf": 280,
-                "perf_event_open": 241, "userfaultfd": 282},
+                "perf_event_open": 241, "userfaultfd": 282, "setsid": 157},
 }
 
 CODE = r"""
@@ -72,6 +72,7 @@ def surface(calls):
                                  ctypes.c_int(0), ctypes.c_int(-1), ctypes.c_int(-1),
                                  ctypes.c_ulong(0)),
         "userfaultfd": _call(calls["userfaultfd"], ctypes.c_int(0)),
+        "setsid": _setsid_in_a_child(calls["setsid"]),
     }
     # clone with CLONE_NEWUSER: a child that got through leaves at once.
     child = _call(calls["clone"], ctypes.c_ulong(_CLONE_NEWUSER | 17), None, None, None, None)
@@ -81,6 +82,19 @@ def surface(calls):
         os.waitpid(child, 0)
     made["clone"] = min(child, 0)
     return {name: -result if result < 0 else 0 for name, result in made.items()}
+
+def _setsid_in_a_child(number):
+    # The sandbox leads its session, where setsid fails anyway: a child of it does not.
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.write(write, str(min(_call(number), 0)).encode())  # -errno, or 0: it went through
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    result = int(os.read(read, 16))
+    os.close(read)
+    return result
 
 def uid():
     return os.getuid()
@@ -101,7 +115,7 @@ def ordinary():
 
 REFUSED = {"unshare": errno.EPERM, "setns": errno.EPERM, "clone": errno.EPERM,
            "clone3": errno.ENOSYS, "io_uring_setup": errno.EPERM, "bpf": errno.EPERM,
-           "perf_event_open": errno.EPERM, "userfaultfd": errno.EPERM}
+           "perf_event_open": errno.EPERM, "userfaultfd": errno.EPERM, "setsid": errno.EPERM}
 
 
 def _calls() -> dict[str, int]:
