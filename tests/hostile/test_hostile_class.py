@@ -45,7 +45,6 @@ from grader.frames import MAX_FRAME
 from grader.grading.score import run_item
 from grader.runners.inprocess import InProcessRunner
 from grader.runners.serve import CELL_ERRORS
-from grader.sandbox import cpushare
 from grader.sandbox.ladder import DEGRADED, probe
 from grader.sandbox.paths import PROJECT_ROOT
 from grader.sandbox.zygote import uid_block
@@ -733,7 +732,9 @@ else:
 # First in the class's order, so the honest class, graded in the other run at the same time,
 # meets it. One spinner forks the others, and all lower their priority and end on their own:
 # nothing changes for classmates (shares go per session, or per cgroup), but the hog's own
-# calls stay quick, so its grade is exact on every rung.
+# calls stay quick, so its grade is exact on every rung. Here: its grade, and its classmates'
+# rows byte-identical to the run without it; the share of the CPU it takes, as CPU seconds
+# (not wall time, which the machine's other load moves), in tests/sandbox/test_sandbox_cpushare.py.
 CPU_HOG = """
 import os as _os, time as _time
 _spun = set()
@@ -1329,20 +1330,6 @@ def test_the_keyring_carries_no_answers_between_students(corpus):
 
 def test_no_user_namespace_can_be_made(corpus):
     assert f"unshare: errno {errno.EPERM}" in _output(corpus, "unshare_user")
-
-
-def test_a_cpu_hog_does_not_slow_the_classmates_graded_beside_it(corpus):
-    rung = probe()
-    if not rung.drop_uid or not cpushare.available():
-        pytest.skip(f"no CPU cgroup per sandbox on this host's {rung.name} rung: the process limit "
-                    "and RLIMIT_CPU bound the hog, whose sessions each take a share of the CPU")
-    # The honest class is graded while the hog spins (both runs start together, the hog first
-    # in its own); the same students in the hostile run, long after the hog, say what they
-    # cost on this rung and machine. Beside 63 sessions they waited out the hog's spin
-    # (honest_partial: 5.4 s against 1.4 s); each now costs about the same beside it.
-    beside = {name: corpus.honest.results[name]["seconds"] for name in HONEST}
-    alone = {name: corpus.hostile.results[name]["seconds"] for name in HONEST}
-    assert all(beside[name] < 2 * alone[name] + 1 for name in HONEST), (beside, alone)
 
 
 def test_a_students_text_forges_nothing_in_the_feedback(corpus):
