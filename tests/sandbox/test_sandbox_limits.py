@@ -50,7 +50,10 @@ def swarm():
 def daemon():
     read, write = os.pipe()
     if os.fork() == 0:
-        os.setsid()
+        try:
+            os.setsid()  # refused by the sandbox's filter: a daemon recipe goes on without
+        except OSError:
+            pass
         pid = os.fork()
         if pid == 0:
             os.close(read)
