@@ -77,7 +77,9 @@ def test_a_worker_lost_while_grading_is_replaced_and_its_other_student_graded_ag
         assert "grading process was lost twice while grading this submission" in str(outcomes[name])
     honest = [name for name in names if name.startswith("honest")]
     assert {name: outcomes[name] for name in honest} == {name: name for name in honest}
-    assert started == 2 + 4  # two losses for each of them, each replaced
+    # Two losses for each of them: a first loss is always replaced (the student goes back to the
+    # queue), a second only when something is left to grade, which depends on the other worker.
+    assert 2 + 2 <= started <= 2 + 4
 
 
 def test_workers_that_keep_ending_before_grading_anything_are_the_graders_fault(monkeypatch):
