@@ -110,7 +110,7 @@ def _behaviour(e: ItemEvidence) -> str:
         return ""
     others = e.sharers - 2
     text = "Both lost points here, and their code returned the same values on every hidden check"
-    text += f" (as did {others} other student{'s' * (others != 1)})" if others else " (no one else did)"
+    text += f" (as did {counted(others, 'other student')})" if others else " (no one else did)"
     if e.explained:
         text += "; a known mistake explains those values, so it is no evidence"
     return text + "."
