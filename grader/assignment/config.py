@@ -72,12 +72,34 @@ class Item:
 
 
 @dataclass(frozen=True)
+class RubricItem:
+    """One named part of a written answer's points, as the person grading reads it."""
+
+    name: str  # short, as written.csv records it
+    points: float
+    text: str
+
+
+@dataclass(frozen=True)
+class WrittenQuestion:
+    """A question answered in prose (a markdown cell whose nbgrader ``grade_id``, or in a ``.py``
+    submission whose first line ``# answer: <id>``, is ``id``): graded by a person, never by a check."""
+
+    id: str
+    notebook: str
+    points: float
+    question: str
+    rubric: tuple[RubricItem, ...] = ()
+
+
+@dataclass(frozen=True)
 class Assignment:
     name: str
     path: Path
     notebooks: tuple[str, ...]
     items: tuple[Item, ...]
     limits: Limits
+    written: tuple[WrittenQuestion, ...] = ()
 
     @property
     def max_score(self) -> float:
@@ -91,6 +113,13 @@ class Assignment:
 
     def items_of(self, notebook: str) -> tuple[Item, ...]:
         return tuple(item for item in self.items if item.notebook == notebook)
+
+    @property
+    def written_points(self) -> float:
+        return sum(question.points for question in self.written)
+
+    def written_of(self, notebook: str) -> tuple[WrittenQuestion, ...]:
+        return tuple(question for question in self.written if question.notebook == notebook)
 
 
 _TOP_KEYS = {"assignment", "notebooks", "limits", "tolerances", "items"}
@@ -174,7 +203,8 @@ def parse_assignment(raw: Any, path: Path, known_checks: dict[str, set[str]] | N
         return number(value["points"], f"{key}.points"), public
 
     top = mapping(raw, "(top level)")
-    exact_keys(top, _TOP_KEYS, "", optional={"bundle"})  # the bundle's layout: grader.assignment.bundle reads it
+    # `bundle`: the bundle's layout, which grader.assignment.bundle reads.
+    exact_keys(top, _TOP_KEYS, "", optional={"bundle", "written"})
     name = top["assignment"]
     if not isinstance(name, str) or not name:
         raise fail("assignment", "expected a non-empty name")
@@ -183,15 +213,24 @@ def parse_assignment(raw: Any, path: Path, known_checks: dict[str, set[str]] | N
     if not notebooks:
         raise fail("notebooks", "no notebooks")
     notebook_of: dict[str, str] = {}
+    written_of: dict[str, str] = {}  # a written answer's id -> its notebook
     for nb, spec in notebooks.items():
         spec = mapping(spec, f"notebooks.{nb}")
-        exact_keys(spec, {"items"}, f"notebooks.{nb}")
+        exact_keys(spec, {"items"}, f"notebooks.{nb}", optional={"written"})
         if not isinstance(spec["items"], list) or not spec["items"]:
             raise fail(f"notebooks.{nb}.items", "expected a non-empty list of item names")
         for item in spec["items"]:
             if item in notebook_of:
                 raise fail(f"notebooks.{nb}.items", f"{item!r} is already listed under {notebook_of[item]}")
             notebook_of[item] = nb
+        written_ids = spec.get("written", [])
+        if not isinstance(written_ids, list) or not all(isinstance(w, str) and w for w in written_ids):
+            raise fail(f"notebooks.{nb}.written", "expected a list of written answers' ids")
+        for question in written_ids:
+            if question in notebook_of or question in written_of:
+                where = notebook_of.get(question) or written_of[question]
+                raise fail(f"notebooks.{nb}.written", f"{question!r} is already listed under {where}")
+            written_of[question] = nb
 
     limits_raw = mapping(top["limits"], "limits")
     exact_keys(limits_raw, set(_LIMIT_TYPES), "limits")
@@ -233,4 +272,35 @@ def parse_assignment(raw: Any, path: Path, known_checks: dict[str, set[str]] | N
 
     order = list(notebook_of)
     items.sort(key=lambda item: order.index(item.name))
-    return Assignment(name, path, tuple(notebooks), tuple(items), limits)
+
+    written_raw = mapping(top.get("written", {}), "written")
+    written = []
+    for question in written_of:
+        if question not in written_raw:
+            raise fail(f"written.{question}", f"missing (listed under notebooks.{written_of[question]}.written)")
+    for question, spec in written_raw.items():
+        key = f"written.{question}"
+        if question not in written_of:
+            raise fail(key, "not listed under any notebook's written answers")
+        spec = mapping(spec, key)
+        exact_keys(spec, {"points", "question"}, key, optional={"rubric"})
+        points = number(spec["points"], f"{key}.points")
+        if not isinstance(spec["question"], str) or not spec["question"].strip():
+            raise fail(f"{key}.question", "expected the question's text")
+        rubric = []
+        for part, value in mapping(spec.get("rubric", {}), f"{key}.rubric").items():
+            part_key = f"{key}.rubric.{part}"
+            if not isinstance(part, str) or not part.isidentifier():
+                raise fail(part_key, "expected a short name (letters, digits and _)")
+            value = mapping(value, part_key)
+            exact_keys(value, {"points", "text"}, part_key)
+            if not isinstance(value["text"], str) or not value["text"].strip():
+                raise fail(f"{part_key}.text", "expected what the points are for")
+            rubric.append(RubricItem(part, number(value["points"], f"{part_key}.points"), value["text"].strip()))
+        if sum(part.points for part in rubric) > points + 1e-9:
+            raise fail(f"{key}.rubric", f"its points add up to more than the answer's {points:g}")
+        written.append(WrittenQuestion(question, written_of[question], points, spec["question"].strip(),
+                                       tuple(rubric)))
+    written_order = list(written_of)
+    written.sort(key=lambda question: written_order.index(question.id))
+    return Assignment(name, path, tuple(notebooks), tuple(items), limits, tuple(written))
