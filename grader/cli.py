@@ -28,8 +28,10 @@ def invoked_as() -> str:
     return COMMAND if not name or name.startswith("-") or name.endswith(".py") else name
 
 
-def main(argv: list[str] | None = None, prog: str | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=prog or invoked_as(), description=__doc__)
+def build_parser(prog: str = COMMAND) -> argparse.ArgumentParser:
+    """The whole command line, every verb and option (the documentation's command-line
+    reference is generated from it, so it cannot drift from what runs)."""
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -69,7 +71,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
                        "(default) or 0")
 
     release = commands.add_parser("release", help="generate the student notebooks with nbgrader")
-    release.add_argument("--out", type=Path, required=True)
+    release.add_argument("--out", type=Path, required=True,
+                         help="the folder to write: the student notebooks and check.py")
     release.add_argument("--force", action="store_true",
                          help="replace files in --out that differ from the release (a student's work, say)")
     release.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
@@ -81,8 +84,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
 
     audit = commands.add_parser("audit", help="prove the checks: reference full, stubs zero, mutants caught")
     audit.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
-    audit.add_argument("--seed", type=int, default=None)
-    audit.add_argument("--jobs", type=int)
+    audit.add_argument("--seed", type=int, default=None, help="reproduce an audit: the seed it printed")
+    audit.add_argument("--jobs", type=int, help="worker processes (default: as for grade)")
     audit.add_argument("--auto", action="store_true", help="also mutate the reference automatically")
     audit.add_argument("--max-auto", type=int, default=None, help="cap on automatic mutants")
 
@@ -92,7 +95,11 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     new_item.add_argument("--notebook", required=True, help="the notebook of the bundle it belongs to")
     new_item.add_argument("--module", action="store_true", help="a torch.nn.Module class (default: a function)")
     new_item.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
+    return parser
 
+
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = build_parser(prog or invoked_as())
     args = parser.parse_args(argv)
     with stopped_by_signals():
         return _run(args, parser.prog)
@@ -118,7 +125,8 @@ def _run(args: argparse.Namespace, prog: str) -> int:
             from .gradescope_zip import build_zip
 
             names = build_zip(load_bundle(args.assignment), args.out)
-            print(f"wrote {args.out} ({len(names)} files): upload it as the autograder; see the README")
+            print(f"wrote {args.out} ({len(names)} files): upload it as the autograder; "
+                  "see docs/instructors/gradescope.md")
             return 0
         if args.command == "new-item":
             from .authoring.new_item import new_item as write_item
