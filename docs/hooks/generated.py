@@ -1,0 +1,120 @@
+"""The site's generated parts, filled in when MkDocs builds it (``hooks:`` in mkdocs.yml).
+
+A page holds a marker such as ``<!-- generated: command-line -->`` where a part goes; the
+part is made from the source of truth, so it cannot drift from it:
+
+* ``command-line``: every verb and option, from ``grader.cli.build_parser``;
+* ``points``: each item's notebook, checks and points, from the bundle's YAML;
+* ``written``: the written answers' ids, points, questions and rubrics, from the same YAML.
+
+Plain functions from data to Markdown; ``on_page_markdown`` is the one MkDocs calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, parse_assignment, read_yaml
+from grader.cli import COMMAND, build_parser
+
+MARKER = re.compile(r"<!-- generated: ([a-z-]+) -->")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def number(value: float) -> str:
+    """Points as the YAML writes them: ``2``, not ``2.0``."""
+    return f"{value:g}"
+
+
+def cell(text: str) -> str:
+    """Text safe in one cell of a Markdown table: a help's ``<student>`` is text, not a tag."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|").replace("\n", " ")
+
+
+def default(value: Any) -> str:
+    """An option's default as a reader's machine has it: a path inside the checkout relative to it."""
+    if value in (None, False, argparse.SUPPRESS):
+        return ""
+    if isinstance(value, Path) and value.is_relative_to(ROOT):
+        value = value.relative_to(ROOT)
+    return f"`{value}`"
+
+
+def command_line(parser: argparse.ArgumentParser) -> str:
+    """Each verb of ``parser``: its one-line purpose, its usage, a table of its arguments."""
+    verbs = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
+    purposes = {choice.dest: choice.help or "" for choice in verbs._choices_actions}
+    parts = [f"`{parser.prog} --version` prints the version. Every verb takes `-h` for the same text."]
+    for name, sub in verbs.choices.items():
+        usage = " ".join(sub.format_usage().split())[len("usage: "):]
+        rows = ["| argument | what it is | default |", "| --- | --- | --- |"]
+        for action in sub._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            flags = ", ".join(action.option_strings) or action.dest
+            if action.choices:
+                flags += " {" + ",".join(map(str, action.choices)) + "}"
+            elif action.option_strings and action.nargs != 0:
+                flags += f" {action.metavar or action.dest.upper()}"
+            required = " (required)" if action.required and action.option_strings else ""
+            rows.append(f"| `{flags}`{required} | {cell(action.help or '')} | {default(action.default)} |")
+        parts.append(f"## {name}\n\n{purposes.get(name, '')}\n\n```text\n{usage}\n```\n\n" + "\n".join(rows))
+    return "\n\n".join(parts)
+
+
+def points(assignment: Assignment) -> str:
+    """A row per item: notebook, checks (public among them) and points; the totals last."""
+    rows = ["| item | notebook | checks | public checks | points |", "| --- | --- | --- | --- | --- |"]
+    for item in assignment.items:
+        rows.append(f"| `{item.name}` | `{item.notebook}` | {len(item.checks)} | {len(item.public)} "
+                    f"| {number(item.points)} |")
+    for notebook in assignment.notebooks:
+        total = sum(item.points for item in assignment.items_of(notebook))
+        rows.append(f"| all of `{notebook}` | | | | {number(total)} |")
+    rows.append(f"| **every item** | | | | **{number(assignment.max_score)}** |")
+    return "\n".join(rows)
+
+
+def written(assignment: Assignment) -> str:
+    """A row per written answer: its id, notebook, points, question and rubric."""
+    rows = ["| id | notebook | points | question | rubric: what the points are for |",
+            "| --- | --- | --- | --- | --- |"]
+    for question in assignment.written:
+        rubric = "<br>".join(f"`{part.name}`, {number(part.points)}: {cell(part.text)}" for part in question.rubric)
+        rows.append(f"| `{question.id}` | `{question.notebook}` | {number(question.points)} "
+                    f"| {cell(question.question)} | {rubric} |")
+    rows.append(f"| **every answer** | | **{number(assignment.written_points)}** | | |")
+    return "\n".join(rows)
+
+
+def parts() -> dict[str, Callable[[], str]]:
+    """Each marker's name and what makes its part (the YAML read only when a page asks)."""
+    def bundle() -> Assignment:
+        return parse_assignment(read_yaml(DEFAULT_ASSIGNMENT), DEFAULT_ASSIGNMENT)
+
+    return {
+        "command-line": lambda: command_line(build_parser(COMMAND)),
+        "points": lambda: points(bundle()),
+        "written": lambda: written(bundle()),
+    }
+
+
+def fill(markdown: str) -> str:
+    """``markdown`` with every marker replaced by its part; an unknown marker is an error."""
+    makers = parts()
+
+    def part(found: re.Match[str]) -> str:
+        if found.group(1) not in makers:
+            raise ValueError(f"unknown generated part {found.group(1)!r} (known: {', '.join(makers)})")
+        return makers[found.group(1)]()
+
+    return MARKER.sub(part, markdown)
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """MkDocs' hook: each page's Markdown before it is rendered."""
+    return fill(markdown)
