@@ -1,5 +1,5 @@
 """Would a near match name the right idea? The measurement behind the diagnosis's rule (a
-mutant must reproduce every compared reply; README, "The diagnosis").
+mutant must reproduce every compared reply; docs/authors/catalogue.md, "No near matches").
 
 Each held-out submission of ``tests/data/heldout`` is graded in this process (its item on the
 reference with its code appended) and, where it lost points, every mutant of its item is put

@@ -27,6 +27,7 @@ ONCE = (
     "tests/reporters/test_reporters_html.py",
     "tests/test_layout.py",
     "tests/test_readme.py",
+    "tests/test_docs.py",
     "tests/test_tox.py",
 )
 ONCE_VARIABLE = "TESTS_ONCE"

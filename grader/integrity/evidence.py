@@ -23,7 +23,7 @@ scale from their median, robust to the copies among them, and never steeper than
 ``e^-x``), and a pair's ``expected`` is how many pairs of this class would be as strong by
 chance. A pair is listed when that is at most ``ALPHA``: whatever the class's size and however
 strongly its students converge, about ``ALPHA`` honest pairs on the list.
-``benchmarks/bench_integrity_calibration.py`` measures it (the README gives the figures).
+``benchmarks/bench_integrity_calibration.py`` measures it (docs/instructors/integrity.md gives the figures).
 """
 
 from __future__ import annotations

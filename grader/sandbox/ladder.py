@@ -1,6 +1,6 @@
 """The sandbox's rung: what isolation this host allows (``probe``), and what each rung refuses
 at start (``imports_refused``, ``secrets_readable``). The rungs, best first: ``root-namespaces``,
-``user-namespaces``, ``landlock``, ``degraded``; the README's "Sandbox" section says what each
+``user-namespaces``, ``landlock``, ``degraded``; docs/operators/sandbox.md says what each
 keeps from student code. Which paths a sandbox sees is ``paths``'s.
 """
 

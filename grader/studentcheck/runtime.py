@@ -39,7 +39,7 @@ from ..submissions.load import read_cells
 if TYPE_CHECKING:
     from ..runners.protocol import Runner
 
-# pip's default torch is the CUDA build (gigabytes); the notebooks need the CPU one (the README's).
+# pip's default torch is the CUDA build (gigabytes); the notebooks need the CPU one (docs/instructors/install.md's).
 PIP_INSTALL = {"torch": "torch --index-url https://download.pytorch.org/whl/cpu"}
 USAGE = "usage: python check.py [NOTEBOOK_OR_PY ...]  (default: the assignment's notebooks beside check.py)"
 
