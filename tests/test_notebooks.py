@@ -16,6 +16,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
+from bundle_support import BUNDLE_PATH
 
 pytest.importorskip("nbclient")
 pytest.importorskip("nbgrader")
@@ -26,8 +27,8 @@ from grader.assignment.bundle import load_bundle  # noqa: E402
 from grader.nbgrader.release import release_assignment  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCE_DIR = ROOT / "assignments" / "attention"
-BUNDLE = load_bundle(SOURCE_DIR)
+BUNDLE = load_bundle(BUNDLE_PATH)
+SOURCE_DIR = BUNDLE.root
 NOTEBOOKS = BUNDLE.release
 CELL_TIMEOUT = 120
 
@@ -71,6 +72,19 @@ def errors(nb: nbformat.NotebookNode) -> list[tuple[int, nbformat.NotebookNode, 
     ]
 
 
+def graded_cells(nb: nbformat.NotebookNode, name: str) -> list[nbformat.NotebookNode]:
+    """The notebook's graded code cells: one test cell per item of the bundle, and the
+    written answers (markdown, graded by a person) left out."""
+    notebook = Path(name).stem
+    cells = [cell for cell in nb.cells if nbgrader_meta(cell).get("grade")]
+    written = {q.id for q in BUNDLE.assignment.written_of(notebook)}
+    assert {nbgrader_meta(c)["grade_id"] for c in cells if c.cell_type == "markdown"} == written
+    code = [cell for cell in cells if cell.cell_type == "code"]
+    items = BUNDLE.assignment.items_of(notebook)
+    assert sorted(nbgrader_meta(c)["grade_id"] for c in code) == sorted(f"test_{i.name}" for i in items)
+    return code
+
+
 def describe(index: int, cell, output) -> str:
     label = nbgrader_meta(cell).get("grade_id", f"cell {index}")
     return f"{label}: {output['ename']}: {output['evalue'][:2000]}"
@@ -93,12 +107,10 @@ def executed_releases(tmp_path_factory) -> dict[str, nbformat.NotebookNode]:
 def test_source_visible_tests_pass(executed_sources, name):
     """Solutions, demos and the visible part of every test cell run cleanly."""
     nb = executed_sources[name]
-    for cell in nb.cells:
-        meta = nbgrader_meta(cell)
-        if meta.get("grade"):
-            item = meta["grade_id"].removeprefix("test_")
-            printed = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
-            assert f"{item}: visible tests passed" in printed, f"{item}: visible tests did not pass"
+    for cell in graded_cells(nb, name):
+        item = nbgrader_meta(cell)["grade_id"].removeprefix("test_")
+        printed = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+        assert f"{item}: visible tests passed" in printed, f"{item}: visible tests did not pass"
     bad = [describe(*e) for e in errors(nb) if not nbgrader_meta(e[1]).get("grade")]
     assert not bad, "\n".join(bad)
 
@@ -133,11 +145,11 @@ def test_released_notebook_fails_only_with_not_implemented(executed_releases, na
     assert not bad, "\n".join(bad)
     for cell in nb.cells:
         meta = nbgrader_meta(cell)
-        if meta.get("solution"):
+        if meta.get("solution") and cell.cell_type == "code":
             assert not [o for o in cell.outputs if o.output_type == "error"], meta["grade_id"]
-        if meta.get("grade"):
-            enames = [o["ename"] for o in cell.outputs if o.output_type == "error"]
-            assert enames == ["NotImplementedError"], f"{meta['grade_id']}: {enames}"
+    for cell in graded_cells(nb, name):
+        enames = [o["ename"] for o in cell.outputs if o.output_type == "error"]
+        assert enames == ["NotImplementedError"], f"{nbgrader_meta(cell)['grade_id']}: {enames}"
     demos = [
         o
         for cell in nb.cells
@@ -159,7 +171,7 @@ def solution_namespace(name: str) -> dict:
     namespace = {"np": np, "math": math, "torch": torch, "nn": nn}
     nb = nbformat.read(SOURCE_DIR / name, as_version=4)
     for cell in nb.cells:
-        if nbgrader_meta(cell).get("solution"):
+        if nbgrader_meta(cell).get("solution") and cell.cell_type == "code":  # not a written answer
             exec(compile(cell.source, name, "exec"), namespace)
     return namespace
 
