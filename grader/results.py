@@ -18,6 +18,9 @@ class CheckResult:
     message: str  # why it failed, in terms of the property that broke; "" when passed
     # A failed tolerance comparison: its worst error / tolerance; None for any other outcome.
     margin: float | None = None
+    # A passed check: the largest error / tolerance of its comparisons (how close it came to
+    # failing; the audit prints it for the alternatives); None without one. Not in results.json.
+    closest: float | None = None
 
 
 DIAGNOSIS_OPENING = "This matches a known mistake: "  # how every diagnosis's sentence begins
@@ -141,7 +144,9 @@ class SubmissionResult:
 
 
 def _item_json(item: ItemResult) -> dict[str, Any]:
-    data = {**vars(item), "checks": [dict(vars(c)) for c in item.checks],
+    # closest only where there is one: most checks have none, and the worker sends every result.
+    checks = [{k: v for k, v in vars(c).items() if k != "closest" or v is not None} for c in item.checks]
+    data = {**vars(item), "checks": checks,
             "diagnoses": [dict(vars(d)) for d in item.diagnoses]}
     if item.examples:
         data["examples"] = [dict(vars(p)) for p in item.examples]  # tuples are written as lists

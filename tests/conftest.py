@@ -10,16 +10,21 @@ import select
 from collections.abc import Callable
 
 import pytest
+from bundle_support import BUNDLE_PATH, BUNDLE_VARIABLE
 from matrix_support import ONCE, ONCE_VARIABLE, deselects
 
 from grader.assignment.bundle import Bundle, load_bundle
 from grader.assignment.catalogue import Entry
-from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.generate.sample_class import sample_students
 from grader.grading.score import run_item
 from grader.results import ItemResult
 from grader.runners.inprocess import InProcessRunner
 from grader.submissions.load import Cell, SourceFile
 
+if os.environ.get(BUNDLE_VARIABLE):
+    # Before any test module imports `reference`: one process imports one package of that name,
+    # and it must be the other bundle's.
+    load_bundle(BUNDLE_PATH)
 
 def _ends_within(pid: int, seconds: float) -> bool:
     """Whether ``pid`` ends within ``seconds`` (waited for on a pidfd, not polled)."""
@@ -37,10 +42,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"once: run in tox's py311-np2 alone ({ONCE_VARIABLE}=deselect elsewhere)")
 
 
-def pytest_report_header(config: pytest.Config) -> str | None:
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    lines = []
     if os.environ.get(ONCE_VARIABLE) == "deselect":
-        return f"{ONCE_VARIABLE}=deselect: the tests marked once are left out here (tox's py311-np2 runs them)"
-    return None
+        lines.append(f"{ONCE_VARIABLE}=deselect: the tests marked once are left out here (tox's py311-np2 runs them)")
+    if os.environ.get(BUNDLE_VARIABLE):
+        lines.append(f"{BUNDLE_VARIABLE}: the bundle-dependent tests read {BUNDLE_PATH}")
+    return lines
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -65,8 +73,8 @@ def ends_within() -> Callable[[int, float], bool]:
 
 @pytest.fixture(scope="session")
 def assignment() -> Bundle:
-    """The attention bundle (its ``.assignment`` is the YAML's items and points)."""
-    return load_bundle(DEFAULT_ASSIGNMENT)
+    """The bundle under test (its ``.assignment`` is the YAML's items and points)."""
+    return load_bundle(BUNDLE_PATH)
 
 
 _GRADED: dict[tuple[str, str, str, int, str | None], dict[str, ItemResult]] = {}
@@ -99,3 +107,27 @@ def _grade(assignment: Bundle, notebook: str, entry: Entry | None, seed: int,
 def grade():
     """``grade_notebook`` as a fixture (same behaviour): ``grade(assignment, notebook, entry, ...)``."""
     return grade_notebook
+
+
+def expected_sample_grades(assignment: Bundle, seed: int) -> dict[str, dict[str, float]]:
+    """Each sample student's points per item with ``seed``, as ``sample_students.yaml`` declares
+    them: the items of a notebook it solved graded on the reference with its entries appended
+    (its solution there is correct but for them), nothing elsewhere."""
+    grades = {}
+    for student in sample_students(assignment):
+        points: dict[str, float] = {}
+        for notebook in assignment.assignment.notebooks:
+            if notebook not in student.solved:
+                points.update({item.name: 0.0 for item in assignment.assignment.items_of(notebook)})
+                continue
+            code = "\n\n".join(e.code for e in student.entries if e.notebook == notebook)
+            graded = grade_notebook(assignment, notebook, seed=seed, code=code or None)
+            points.update({name: result.earned for name, result in graded.items()})
+        grades[student.name] = points
+    return grades
+
+
+@pytest.fixture(scope="session")
+def sample_grades(assignment: Bundle) -> Callable[[int], dict[str, dict[str, float]]]:
+    """``sample_grades(seed)``: each sample student's points per item (``expected_sample_grades``)."""
+    return lambda seed: expected_sample_grades(assignment, seed)

@@ -22,6 +22,7 @@ ONCE = (
     "tests/test_outdir.py",
     "tests/test_regrade.py",
     "tests/generate/",
+    "tests/authoring/test_carry_item.py",
     "tests/lms/test_intake.py",
     "tests/nbgrader_course/",
     "tests/reporters/test_reporters_html.py",

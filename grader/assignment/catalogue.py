@@ -2,7 +2,8 @@
 
 Each entry is a small ``.py`` file under ``mutants/`` or ``alternatives/`` of the bundle's
 catalogue folder. Its header says which graded item it rewrites (and, for a mutant,
-optionally the checks of that item it must fail); its code is appended to the reference
+optionally the checks of that item it must fail, and phrases, separated by ``|``, that the
+message of the first of them holds: the tests check both); its code is appended to the reference
 module of that item's notebook, so the new definition replaces the reference's one and
 nothing else changes::
 
@@ -11,6 +12,7 @@ nothing else changes::
     relu that leaks: x * 0.1 where x < 0.\"\"\"
     # item: relu
     # loses: matches_reference
+    # says: differs from the definition
     import numpy as np
     def relu(x): ...
 
@@ -32,6 +34,7 @@ from .bundle import Bundle
 
 _ITEM_LINE = re.compile(r"^# item: *(\S+) *$", re.MULTILINE)
 _LOSES_LINE = re.compile(r"^# loses: *(.+?) *$", re.MULTILINE)
+_SAYS_LINE = re.compile(r"^# says: *(.+?) *$", re.MULTILINE)
 # What a student's sentence must not hold: digits, code punctuation, dotted names (np.sum).
 _CODE = re.compile(r"[0-9`()\[\]{}=*<>#|/\\+%^~]|\w\.\w")
 
@@ -49,6 +52,7 @@ class Entry:
     description: str
     code: str
     loses: tuple[str, ...] = ()  # a mutant: checks of its item it must fail (besides any others)
+    says: tuple[str, ...] = ()  # phrases the message of the first check it loses holds (tests/assignments)
 
 
 def load_catalogue(bundle: Bundle, kinds: tuple[str, ...] = ("mutant", "alternative")) -> list[Entry]:
@@ -83,10 +87,15 @@ def _entry(path: Path, kind: str, bundle: Bundle) -> Entry:
         if check not in dict(item.checks):
             raise CatalogueError(f"{path}: '# loses: {check}' is not a check of {item.name} "
                                  f"(its checks: {', '.join(name for name, _ in item.checks)})")
+    says = _SAYS_LINE.search(code)
+    phrases = tuple(p.strip() for p in says.group(1).split("|")) if says else ()
+    if phrases and not checks:
+        raise CatalogueError(f"{path}: a '# says:' line needs a '# loses:' line: the message of its first "
+                             "check holds the phrases")
     description = doc.splitlines()[0].strip()
     if kind == "mutant":
         _student_sentence(path, description)
-    return Entry(path.stem, kind, item.name, item.notebook, description, code, checks)
+    return Entry(path.stem, kind, item.name, item.notebook, description, code, checks, phrases)
 
 
 def _student_sentence(path: Path, sentence: str) -> None:

@@ -23,7 +23,7 @@ from ..grading.classrun import grade, prepare_run
 from ..results import ItemResult, SubmissionResult
 from ..submissions.load import discover
 from .diagnosis import DiagnosisCase, judge_correct, judge_mutant
-from .margin import Margin, mutant_margin
+from .margin import Margin, alternative_margin, mutant_margin
 from .mutants import AutoMutant, auto_mutants
 
 ALL_ITEMS = "(all)"
@@ -41,7 +41,9 @@ class CaseResult:
     verdict: str  # "ok", "caught" (a mutant that lost points on its item, only there) or "MISS"
     checks: tuple[str, ...]  # mutant: the checks that caught it; otherwise the checks that failed
     detail: str = ""  # why a MISS is one, or a note
-    margin: Margin | None = None  # a caught mutant: how far outside the tolerance it landed
+    # a caught mutant: how far outside the tolerance it landed; an alternative with full marks:
+    # how close to it it came
+    margin: Margin | None = None
 
     @property
     def missed(self) -> bool:
@@ -245,7 +247,7 @@ def _judge(case: _Case, result: SubmissionResult) -> CaseResult:
         lost = _lost(result)
         if lost:
             return CaseResult("alternative", entry.name, entry.item, "MISS", tuple(lost), "false fail")
-        return CaseResult("alternative", entry.name, entry.item, "ok", ())
+        return CaseResult("alternative", entry.name, entry.item, "ok", (), margin=alternative_margin(own))
     # a mutant: caught on its own item, and only there
     caught_by = _failed(own)
     elsewhere = _lost(result, skip=entry.item)

@@ -9,7 +9,7 @@ from typing import TextIO
 
 from .cases import AuditResult, AutoResult
 from .diagnosis import print_confusion
-from .margin import print_margins
+from .margin import print_alternative_margins, print_margins
 from .mutants import AutoMutant
 
 
@@ -37,7 +37,9 @@ def print_table(report: AuditResult, file: TextIO | None = None) -> None:
     false_fails = [c for c in alternatives if c.missed]
     say(f"alternatives: {len(alternatives) - len(false_fails)}/{len(alternatives)} with full marks"
         + (f"; false fails: {', '.join(c.name for c in false_fails)}" if false_fails else ""))
-    print_margins([(c.name, c.item, c.margin) for c in report.cases if c.margin is not None], say)
+    print_margins([(c.name, c.item, c.margin) for c in report.cases if c.margin is not None and c.kind == "mutant"],
+                  say)
+    print_alternative_margins([(c.name, c.item, c.margin) for c in alternatives if c.margin is not None], say)
     if report.diagnoses:
         print_confusion(report.diagnoses, say)
     if report.auto or report.auto_generated:

@@ -67,6 +67,9 @@ class Trial:
     rng_seed: list[int]
     runner: Runner
     _reference_calls: int = field(default=0, repr=False)
+    # The largest error / tolerance of the comparisons that passed (``discrepancy`` inside the
+    # tolerance everywhere): how close a check that passes came to failing; None without one.
+    closest: float | None = field(default=None, repr=False)
 
     @cached_property
     def rng(self) -> np.random.Generator:
@@ -269,6 +272,9 @@ def discrepancy(t: Trial, actual: np.ndarray, expected: Any, dtype: Any = None) 
     or None when it is inside everywhere. ``dtype`` picks the tolerance (default: ``actual``'s)."""
     ok, error, allowed = _band(t, actual, expected, dtype)
     if ok.all():
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inside = np.divide(error, allowed, out=np.zeros(error.shape), where=np.isfinite(error) & (allowed > 0))
+        t.closest = max(t.closest or 0.0, float(inside.max(initial=0.0)))
         return None
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         ratio = np.where(ok, -1.0, error / allowed)

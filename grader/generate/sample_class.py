@@ -1,7 +1,9 @@
 """The generated students of an assignment's sample class: the reference (or a hand-written
 sample student's notebooks) with catalogue entries applied, as listed in the bundle's
 ``sample_students.yaml``. Generated, not copied by hand, so they cannot drift from the
-reference; ``python -m grader.generate.sample_class BUNDLE`` writes them again.
+reference; ``python -m grader.generate.sample_class BUNDLE`` writes them again. The same file
+says which notebooks each hand-written student solved, so that every sample student's grade
+follows from the bundle (the tests compute it; none is written down).
 """
 
 from __future__ import annotations
@@ -27,6 +29,10 @@ class SampleStudent:
     name: str
     entries: tuple[Entry, ...]
     base: str | None  # a sample student whose notebooks it starts from; None: the reference modules
+    # The notebooks it solved: each item there earns full marks but for what its entries lose,
+    # and every item elsewhere nothing (what the tests expect of its grade).
+    solved: tuple[str, ...]
+    generated: bool  # written by write_student; False: written by hand
 
 
 def sample_students(bundle: Bundle) -> list[SampleStudent]:
@@ -36,17 +42,28 @@ def sample_students(bundle: Bundle) -> list[SampleStudent]:
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"{path}: cannot be read: {exc}") from exc
     if not isinstance(spec, dict):
-        raise ConfigError(f"{path}: expected a mapping of student -> {{from, entries}}")
+        raise ConfigError(f"{path}: expected a mapping of student -> {{from, entries}} or {{solved}}")
     catalogue = {e.name: e for e in load_catalogue(bundle)}
-    students = []
+    notebooks = bundle.assignment.notebooks
+    students: dict[str, SampleStudent] = {}
     for name, fields in spec.items():
-        if not isinstance(fields, dict) or set(fields) - {"from", "entries"} or "entries" not in fields:
-            raise ConfigError(f"{path}: {name}: expected the keys 'entries' and, optionally, 'from'")
-        unknown = [e for e in fields["entries"] if e not in catalogue]
+        generated = isinstance(fields, dict) and "entries" in fields
+        allowed = {"from", "entries"} if generated else {"solved"}
+        if not isinstance(fields, dict) or set(fields) - allowed or not (generated or "solved" in fields):
+            raise ConfigError(f"{path}: {name}: expected the keys 'entries' and, optionally, 'from' (a generated "
+                              "student), or 'solved' (one written by hand)")
+        unknown = [e for e in fields.get("entries", []) if e not in catalogue]
         if unknown:
             raise ConfigError(f"{path}: {name}.entries: {', '.join(unknown)} not in the catalogue")
-        students.append(SampleStudent(str(name), tuple(catalogue[e] for e in fields["entries"]), fields.get("from")))
-    return students
+        base = fields.get("from")
+        if base is not None and base not in students:
+            raise ConfigError(f"{path}: {name}.from: {base} is not a sample student above it")
+        solved = fields.get("solved", students[base].solved if base is not None else notebooks)
+        if not isinstance(solved, (list, tuple)) or set(solved) - set(notebooks):
+            raise ConfigError(f"{path}: {name}.solved: expected a list of the notebooks {', '.join(notebooks)}")
+        students[str(name)] = SampleStudent(str(name), tuple(catalogue[e] for e in fields.get("entries", [])),
+                                            base, tuple(solved), generated)
+    return list(students.values())
 
 
 def write_student(student: SampleStudent, class_dir: Path, bundle: Bundle) -> Path:
@@ -84,7 +101,7 @@ def main(argv: list[str]) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    for student in students:
+    for student in (s for s in students if s.generated):
         print(write_student(student, bundle.root / "sample_class", bundle))
     return 0
 

@@ -138,7 +138,7 @@ def run_item(item: Item, runner: Runner, seed: int, registry: Registry,
             error = lost.why
             checks.append(CheckResult(name, points, 0.0, False, lost.why))
         else:
-            checks.append(CheckResult(name, points, points, True, ""))
+            checks.append(CheckResult(name, points, points, True, "", closest=trial.closest))
     output = runner.end_item() if alive else ItemOutput("", 0)
     earned = round(sum(c.earned for c in checks), 6)
     diagnoses: tuple[Diagnosis, ...] = ()

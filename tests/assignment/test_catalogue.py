@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from bundle_support import BUNDLE_PATH
 
 from grader.assignment.bundle import Bundle, load_bundle
 from grader.assignment.catalogue import CatalogueError, load_catalogue
-from grader.assignment.config import DEFAULT_ASSIGNMENT
 
-BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+BUNDLE = load_bundle(BUNDLE_PATH)
 
 ENTRY = '''"""softmax without the max shift."""
 # item: softmax
@@ -27,7 +27,7 @@ def softmax(x, axis=-1):
 def _catalogue(tmp_path: Path, kind: str, loses: str) -> Path:
     """One entry in ``tmp_path / "catalogue"``, the catalogue of a copy of the attention YAML
     (with the real checks and reference)."""
-    raw = yaml.safe_load(DEFAULT_ASSIGNMENT.read_text(encoding="utf-8"))
+    raw = yaml.safe_load(BUNDLE_PATH.read_text(encoding="utf-8"))
     raw["bundle"] = {**raw["bundle"], "checks": str(BUNDLE.root / "checks"), "reference": str(BUNDLE.reference_dir)}
     (tmp_path / "assignment.yaml").write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")
     folder = tmp_path / "catalogue" / f"{kind}s"
@@ -53,9 +53,16 @@ def test_without_loses_a_mutant_must_only_lose_points(tmp_path: Path) -> None:
     assert entry.loses == ()
 
 
+def test_says_names_phrases_of_the_first_lost_checks_message(tmp_path: Path) -> None:
+    _catalogue(tmp_path, "mutant", "# loses: stable_for_large_inputs, rows_sum_to_one\n# says: non-finite | NaN ")
+    (entry,) = load_catalogue(_bundle(tmp_path))
+    assert entry.says == ("non-finite", "NaN")
+
+
 @pytest.mark.parametrize("kind, loses, why", [
     ("mutant", "# loses: made_up", "'# loses: made_up' is not a check of softmax"),
     ("alternative", "# loses: rows_sum_to_one", "only a mutant has a '# loses:' line"),
+    ("mutant", "# says: non-finite", "a '# says:' line needs a '# loses:' line"),
 ])
 def test_a_bad_loses_line_is_an_error_naming_the_file(tmp_path: Path, kind: str, loses: str, why: str) -> None:
     path = _catalogue(tmp_path, kind, loses)

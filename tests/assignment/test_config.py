@@ -1,10 +1,12 @@
+import ast
 from pathlib import Path
 
 import pytest
 import yaml
+from bundle_support import BUNDLE_PATH
 
 from grader.assignment.bundle import load_bundle
-from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, ConfigError, parse_assignment, read_yaml
+from grader.assignment.config import Assignment, ConfigError, parse_assignment, read_yaml
 
 
 def _read_assignment(path: Path | str, known_checks: dict[str, set[str]] | None = None) -> Assignment:
@@ -12,28 +14,29 @@ def _read_assignment(path: Path | str, known_checks: dict[str, set[str]] | None 
     return parse_assignment(read_yaml(Path(path)), Path(path), known_checks)
 
 
-KNOWN = load_bundle(DEFAULT_ASSIGNMENT).checks.known()
+KNOWN = load_bundle(BUNDLE_PATH).checks.known()
 
 
 def raw() -> dict:
-    return yaml.safe_load(DEFAULT_ASSIGNMENT.read_text())
+    return yaml.safe_load(BUNDLE_PATH.read_text())
 
 
-def test_bundled_assignment_is_valid_and_matches_the_contract():
-    a = _read_assignment(DEFAULT_ASSIGNMENT, KNOWN)
-    assert [i.name for i in a.items] == [
-        "softmax", "causal_mask", "padding_mask", "scaled_dot_product_attention", "bahdanau_attention",
-        "split_heads", "combine_heads", "positional_encoding", "relative_shift_matrix", "luong_attention",
-        "BahdanauAttention", "MultiHeadAttention", "PositionalEncoding", "LuongAttention",
-        "LearnedPositionalEmbedding",
-    ]
-    assert a.notebooks == ("attention_numpy", "attention_torch")
+def test_bundled_assignment_is_valid_and_matches_the_reference():
+    a = _read_assignment(BUNDLE_PATH, KNOWN)
+    reference = load_bundle(BUNDLE_PATH).reference_dir
+    for notebook in a.notebooks:
+        # Each notebook grades exactly what its reference module defines for students to write
+        # (the public functions and classes; helpers are private), the contract's items.
+        tree = ast.parse((reference / f"{notebook}.py").read_text(encoding="utf-8"))
+        public = {node.name for node in tree.body
+                  if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_")}
+        assert {i.name for i in a.items_of(notebook)} == public, notebook
     assert a.max_score == sum(p for i in a.items for _, p in i.checks)
     assert a.item("PositionalEncoding").tolerance("float32").atol > a.item("softmax").tolerance("float32").atol
 
 
 def test_every_check_in_the_grader_is_graded():
-    a = _read_assignment(DEFAULT_ASSIGNMENT, KNOWN)
+    a = _read_assignment(BUNDLE_PATH, KNOWN)
     graded = {i.name: {n for n, _ in i.checks} for i in a.items}
     assert graded == KNOWN
 
@@ -92,7 +95,7 @@ def test_checks_are_hidden_unless_marked_public(tmp_path: Path):
 
 
 def test_the_bundled_public_checks_are_marked_in_the_yaml():
-    a = _read_assignment(DEFAULT_ASSIGNMENT, KNOWN)
+    a = _read_assignment(BUNDLE_PATH, KNOWN)
     public = {i.name: set(i.public) for i in a.items}
     assert {"allows_past_and_self", "blocks_future"} <= public["causal_mask"]
     assert "worked_example" in public["scaled_dot_product_attention"]

@@ -104,6 +104,17 @@ def test_audit_reports_each_mutants_margin(audit_run: subprocess.CompletedProces
     assert all(row[2].startswith("x") or row[2] == "exact" for row in rows), rows
 
 
+def test_audit_reports_each_alternatives_closest_margin(audit_run: subprocess.CompletedProcess[str]) -> None:
+    alternatives = {e.name for e in load_catalogue(BUNDLE, ("alternative",))}
+    lines = audit_run.stdout.splitlines()
+    start = next(k for k, line in enumerate(lines) if line.startswith("alternatives' margins ("))
+    end = next(k for k in range(start, len(lines)) if lines[k].startswith("closest margin: x"))
+    rows = [line.split() for line in lines[start + 1:end]]
+    assert {row[0] for row in rows} == alternatives
+    ratios = [float(row[2][1:]) for row in rows if row[2].startswith("x")]
+    assert ratios == sorted(ratios, reverse=True) and 0 < ratios[0] <= 1, ratios  # closest first, inside
+
+
 # ---- the automatic mutants ----------------------------------------------------------------
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,9 @@
-"""The audit's margin: how far outside the tolerance a caught mutant lands."""
+"""The audit's margins: how far outside the tolerance a caught mutant lands, and how close to
+it a correct alternative comes."""
 
 from __future__ import annotations
 
-from grader.audit.margin import Margin, mutant_margin, print_margins
+from grader.audit.margin import Margin, alternative_margin, mutant_margin, print_alternative_margins, print_margins
 from grader.results import CheckResult, ItemResult
 
 
@@ -38,3 +39,22 @@ def test_no_mutants_no_section() -> None:
     lines: list[str] = []
     print_margins([], lines.append)
     assert lines == []
+
+
+def test_an_alternatives_margin_is_the_closest_of_its_passed_comparisons() -> None:
+    checks = tuple(CheckResult(name, 1.0, 1.0, True, "", closest=closest)
+                   for name, closest in (("a", 0.02), ("b", None), ("c", 0.4)))
+    item = ItemResult("softmax", "attention_numpy", 3, 3, checks, "", 0, None)
+    assert alternative_margin(item) == Margin(0.4, "c")
+    assert str(alternative_margin(item)) == "x4.0e-01 (c)"
+    exact = ItemResult("causal_mask", "attention_numpy", 1, 1, (CheckResult("d", 1.0, 1.0, True, ""),), "", 0, None)
+    assert alternative_margin(exact) == Margin(None, "d")
+
+
+def test_print_alternative_margins_lists_the_closest_to_failing_first() -> None:
+    lines: list[str] = []
+    print_alternative_margins([("far", "softmax", Margin(1e-3, "x")), ("exact", "causal_mask", Margin(None, "y")),
+                               ("near", "softmax", Margin(0.6, "z"))], lines.append)
+    assert lines[1].startswith("alternatives' margins (largest error / tolerance among the checks each passed")
+    assert [line.split()[0] for line in lines[2:-1]] == ["near", "far", "exact"]
+    assert lines[-1] == "closest margin: x6.0e-01 (near); 1 alternative(s) compared without a tolerance"

@@ -79,6 +79,19 @@ def test_discrepancy_names_the_worst_entry_by_its_tolerance():
     assert discrepancy(trial, expected, expected) is None
 
 
+def test_a_comparison_that_passes_records_how_close_it_came():
+    trial = _trial()
+    atol = trial.tolerance(np.float64).atol
+    expected = np.array([[0.1, 0.2], [5.0, 0.3]])
+    assert trial.closest is None  # no comparison yet
+    assert discrepancy(trial, expected + np.array([[0.5 * atol, 0.0], [0.0, atol]]), expected) is None
+    assert trial.closest == pytest.approx(0.5)  # [1, 1] is allowed 5 * atol: a fifth of it
+    assert discrepancy(trial, expected, expected) is None
+    assert trial.closest == pytest.approx(0.5)  # the largest of the passed comparisons
+    assert discrepancy(trial, expected + 3 * atol, expected) is not None
+    assert trial.closest == pytest.approx(0.5)  # a failed one is a margin, not this
+
+
 def test_expect_close_gives_the_size_and_the_margin_never_the_values():
     trial = _trial()
     expected = np.array([[0.123456, 0.654321], [0.5, 0.5]])

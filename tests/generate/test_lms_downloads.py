@@ -6,12 +6,12 @@ import io
 import zipfile
 
 import pytest
+from bundle_support import BUNDLE_PATH
 
 from grader.assignment.bundle import load_bundle
-from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.generate import lms_downloads as samples
 
-BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+BUNDLE = load_bundle(BUNDLE_PATH)
 BUILT = samples.build(BUNDLE)
 
 

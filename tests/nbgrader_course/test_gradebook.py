@@ -13,18 +13,19 @@ from pathlib import Path
 
 import pytest
 import yaml
+from bundle_support import BUNDLE_PATH
 
 from grader.assignment.bundle import load_bundle
-from grader.assignment.config import DEFAULT_ASSIGNMENT
 
 pytest.importorskip("torch")
 pytest.importorskip("nbgrader")
 
-BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+BUNDLE = load_bundle(BUNDLE_PATH)
 SAMPLE = BUNDLE.root / "sample_class"
 ASSIGNMENT = "attention"
-# nbgrader id -> the sample student whose notebooks they submit, and the total the CLI's test expects
-STUDENTS = {"ada": ("Ada Lovelace", 155.0), "zoe": ("Zoë Çelik", 125.0), "grace": ("Grace Hopper", 95.0)}
+# nbgrader id -> the sample student whose notebooks they submit (the CLI's test and this one
+# expect the total sample_students.yaml declares for them: the sample_grades fixture)
+STUDENTS = {"ada": ("Ada Lovelace",), "zoe": ("Zoë Çelik",), "grace": ("Grace Hopper",)}
 
 
 def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -56,7 +57,7 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.copy2(BUNDLE.root / name, source / name)
     nbgrader(course, "generate_assignment", ASSIGNMENT, "--create")
     nbgrader(course, "db", "student", "add", "ada", "--last-name=Lovelace", "--first-name=Ada")
-    for student, (sample, _) in STUDENTS.items():
+    for student, (sample,) in STUDENTS.items():
         shutil.copytree(SAMPLE / sample / "attention", course / "submitted" / student / ASSIGNMENT)
     (course / "submitted" / "ada" / ASSIGNMENT / "timestamp.txt").write_text("2026-01-05 10:00:00.000000 UTC\n")
     (course / "submitted" / "dave" / "hw0").mkdir(parents=True)
@@ -75,13 +76,14 @@ def test_the_run_succeeds_and_writes_its_reports_beside_the_course(course: Path,
     assert sorted(p.name for p in (out / "feedback").iterdir()) == ["ada.md", "grace.md", "zoe.md"]
 
 
-def test_nbgrader_export_reads_our_scores(course: Path, graded):
+def test_nbgrader_export_reads_our_scores(course: Path, graded, sample_grades):
     assert graded.returncode == 0, graded.stderr
     nbgrader(course, "export", "--to", str(course / "export.csv"))
     with open(course / "export.csv", newline="", encoding="utf-8") as handle:
         rows = {row["student_id"]: row for row in csv.DictReader(handle) if row["assignment"] == ASSIGNMENT}
     assert set(rows) == set(STUDENTS)  # dave submitted no attention: not graded, not added
-    for student, (_, total) in STUDENTS.items():
+    for student, (sample,) in STUDENTS.items():
+        total = sum(sample_grades(3)[sample].values())
         assert float(rows[student]["score"]) == total, (student, rows[student])
         assert float(rows[student]["max_score"]) == BUNDLE.assignment.max_score
     assert rows["ada"]["last_name"] == "Lovelace"  # the student already there was kept, not replaced
@@ -133,7 +135,7 @@ def test_course_mistakes_are_one_line_errors(course: Path, tmp_path: Path):
 
 
 def test_a_bundle_that_does_not_match_the_gradebook_grades_nothing(course: Path, tmp_path: Path):
-    config = yaml.safe_load(DEFAULT_ASSIGNMENT.read_text(encoding="utf-8"))
+    config = yaml.safe_load(BUNDLE_PATH.read_text(encoding="utf-8"))
     config["items"]["softmax"]["checks"]["returns_array_of_input_shape"] = 2  # softmax now worth 11
     config["bundle"] = {**config["bundle"], "checks": str(BUNDLE.root / "checks"),
                         "reference": str(BUNDLE.reference_dir), "catalogue": str(BUNDLE.catalogue_dir)}

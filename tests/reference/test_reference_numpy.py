@@ -13,24 +13,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bundle_support import BUNDLE_PATH
 
+from grader.assignment.bundle import load_bundle
 from reference import attention_numpy as an
 
+BUNDLE = load_bundle(BUNDLE_PATH)
 RTOL = 1e-10
 ATOL = 1e-12
 
-GRADED = [
-    "softmax",
-    "causal_mask",
-    "padding_mask",
-    "scaled_dot_product_attention",
-    "bahdanau_attention",
-    "split_heads",
-    "combine_heads",
-    "positional_encoding",
-    "relative_shift_matrix",
-    "luong_attention",
-]
+# The graded names, from the bundle's YAML (a new item is covered by the tests of the reference's
+# design below without editing them; its smoke call, when it has one, is added to _smoke).
+GRADED = [item.name for item in BUNDLE.assignment.items_of("attention_numpy")]
 
 
 def rng(seed=0):
@@ -608,11 +602,10 @@ def test_overriding_one_name_leaves_the_others_intact(overridden):
     )
     original = _smoke(_run_source(source))
     mutated = _smoke(_run_source(broken))
-    with pytest.raises(RuntimeError, match="overridden"):
-        mutated[overridden]()
-    for name in GRADED:
-        if name == overridden:
-            continue
+    if overridden in mutated:
+        with pytest.raises(RuntimeError, match="overridden"):
+            mutated[overridden]()
+    for name in set(GRADED) & set(original) - {overridden}:
         expected, got = original[name](), mutated[name]()
         if isinstance(expected, tuple):
             assert isinstance(got, tuple) and len(got) == len(expected)

@@ -5,11 +5,11 @@ slips are named in the messages, and the public examples draw one heatmap per me
 from __future__ import annotations
 
 import pytest
+from bundle_support import BUNDLE_PATH
 from precision_students import FLOAT32_EVERYWHERE
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.catalogue import load_catalogue
-from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.grading.score import Submission, grade_submission
 from grader.results import ItemResult
 from grader.runners.inprocess import InProcessRunner
@@ -17,7 +17,7 @@ from grader.submissions.load import Cell, SourceFile
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
-BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+BUNDLE = load_bundle(BUNDLE_PATH)
 ITEMS = {"luong_attention": "attention_numpy", "LuongAttention": "attention_torch"}
 ENTRIES = {e.name: e for e in load_catalogue(BUNDLE) if e.item in ITEMS}
 ALTERNATIVES = sorted(name for name, e in ENTRIES.items() if e.kind == "alternative")
@@ -148,7 +148,7 @@ def test_the_public_example_draws_one_heatmap_per_method(item, slip, method):
     entry = ENTRIES[slip]
     source = BUNDLE.reference_source(entry.notebook) + "\n\n" + entry.code
     files = (SourceFile(entry.notebook, f"{entry.notebook}.py", (Cell(1, source),)),)
-    result = grade_submission(Submission("s", DEFAULT_ASSIGNMENT.parent, files), BUNDLE, 3,
+    result = grade_submission(Submission("s", BUNDLE_PATH.parent, files), BUNDLE, 3,
                               InProcessRunner.from_source, examples=True)
     pictures = result.item(item).examples
     assert [p.kind for p in pictures] == ["weights"] * 3

@@ -12,15 +12,15 @@ import time
 
 import numpy as np
 import pytest
+from bundle_support import BUNDLE_PATH
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.catalogue import load_catalogue
-from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.checks.reference_cache import _REFERENCE_CACHE
 from grader.results import ItemResult
 
 NOTEBOOK = "attention_numpy"
-BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+BUNDLE = load_bundle(BUNDLE_PATH)
 CHECKS = BUNDLE.checks.known()
 NUMPY_ITEMS = tuple(item.name for item in BUNDLE.assignment.items_of(NOTEBOOK))
 SEEDS = (1234, 99)
@@ -34,47 +34,6 @@ ENTRIES = [e for e in load_catalogue(BUNDLE) if e.notebook == NOTEBOOK]
 MUTANTS = {e.name: e for e in ENTRIES if e.kind == "mutant"}
 ALTERNATIVES = {e.name: e for e in ENTRIES if e.kind == "alternative"}
 
-# The check each mutant's mistake is about, and a phrase its message must contain.
-EXPECTED_FAILURE = {
-    "softmax_no_max_shift": ("stable_for_large_inputs", "non-finite"),
-    "softmax_ignores_axis": ("honours_axis", "along axis 0"),
-    "softmax_over_axis0": ("rows_sum_to_one", "not 1"),
-    "softmax_mean_shift": ("neg_inf_gets_zero_weight", "-inf"),
-    "softmax_global_max": ("stable_for_large_inputs", "non-finite"),
-    "softmax_clips_inputs": ("neg_inf_gets_zero_weight", "exactly 0"),
-    "causal_mask_inverted": ("allows_past_and_self", "may not attend"),
-    "causal_mask_strict": ("allows_past_and_self", "itself"),
-    "causal_mask_one_ahead": ("blocks_future", "later position"),
-    "causal_mask_float": ("bool_square_shape", "expected bool"),
-    "padding_mask_inverted": ("true_exactly_before_length", "real token"),
-    "padding_mask_le": ("true_exactly_before_length", "padding position"),
-    "padding_mask_needs_array": ("accepts_list_and_array", "raised TypeError"),
-    "sdpa_no_scale": ("scaled_by_sqrt_dk", "scale is missing"),
-    "sdpa_divides_by_dk": ("scaled_by_sqrt_dk", "not by d_k"),
-    "sdpa_mask_after_softmax": ("weight_rows_sum_to_one", "not 1"),
-    "sdpa_inverted_mask": ("masked_weights_are_zero", "mask blocks"),
-    "sdpa_k_dot_t": ("leading_batch_dims", "raised"),
-    "sdpa_softmax_over_queries": ("weight_rows_sum_to_one", "not 1"),
-    "sdpa_returns_swapped": ("output_and_weight_shapes", "has shape"),
-    "bahdanau_no_tanh": ("matches_definition", "tanh"),
-    "bahdanau_context_from_scores": ("context_is_weighted_sum_of_keys", "your own weights"),
-    "bahdanau_ignores_mask": ("masked_keys_get_zero_weight", "mask blocks"),
-    "split_heads_no_transpose": ("head_holds_its_features", "does not hold features"),
-    "split_heads_interleaved": ("head_holds_its_features", "does not hold features"),
-    "split_heads_truncates": ("rejects_indivisible_d_model", "returned a result"),
-    "split_heads_assert": ("rejects_indivisible_d_model", "AssertionError"),
-    "combine_heads_no_transpose": ("inverts_split_heads", "undo split_heads"),
-    "combine_heads_interleaved": ("head_order_preserved", "do not hold head"),
-    "combine_heads_reversed": ("head_order_preserved", "do not hold head"),
-    "pe_2i_slip": ("matches_formula", "10000^(2i/d_model)"),
-    "pe_sin_cos_swapped": ("sin_on_even_cos_on_odd", "even columns hold sin"),
-    "pe_concatenated": ("sin_on_even_cos_on_odd", "even columns hold sin"),
-    "pe_accepts_odd": ("rejects_odd_d_model", "returned a result"),
-    "rsm_transposed": ("rotation_property", "rotation property"),
-    "rsm_wrong_frequency": ("rotation_property", "rotation property"),
-    "rsm_dense_rotation": ("block_diagonal_rotations", "outside the 2x2 blocks"),
-}
-
 # Mutants whose messages come from comparisons only: the only decimal numbers they may hold
 # are the size of the error and the tolerance.
 COMPARISON_ONLY = ("sdpa_no_scale", "bahdanau_no_tanh", "pe_2i_slip", "rsm_wrong_frequency",
@@ -82,6 +41,8 @@ COMPARISON_ONLY = ("sdpa_no_scale", "bahdanau_no_tanh", "pe_2i_slip", "rsm_wrong
 
 _DECIMAL = re.compile(r"-?\d+\.\d+(?:e[+-]?\d+)?|-?\d+e[+-]?\d+")
 _SIZES = re.compile(r"by up to \d\.\de[+-]\d\d \(tolerance \d\.\de[+-]\d\d\)")
+
+
 @pytest.fixture
 def graded(assignment, grade):
     """``graded(entry_or_None, seed)``: the notebook's results (each computed once a session)."""
@@ -123,17 +84,15 @@ def reference_numbers(seed: int, item: str, check: str) -> set[str]:
 
 def test_every_numpy_item_has_its_checks():
     assignment = BUNDLE.assignment
-    assert len(NUMPY_ITEMS) == 10
+    assert NUMPY_ITEMS
     for item in NUMPY_ITEMS:
         assert assignment.item(item).notebook == NOTEBOOK
         assert set(CHECKS[item]) == {name for name, _ in assignment.item(item).checks}, item
 
 
 def test_catalogue_covers_every_numpy_item():
-    assert len(MUTANTS) >= 18 and len(ALTERNATIVES) >= 6
     for item in NUMPY_ITEMS:
         assert any(e.item == item for e in MUTANTS.values()), f"no mutant of {item}"
-    assert set(EXPECTED_FAILURE) <= set(MUTANTS), set(EXPECTED_FAILURE) - set(MUTANTS)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 7, 1234, 20240601])
@@ -160,14 +119,6 @@ def test_alternative_keeps_full_marks(graded, name, seed):
     if "import torch" in ALTERNATIVES[name].code:
         pytest.importorskip("torch")
     assert summary(graded(ALTERNATIVES[name], seed)) == {}
-
-
-@pytest.mark.parametrize("name", sorted(EXPECTED_FAILURE))
-def test_mutant_fails_the_check_about_its_mistake(graded, name):
-    check, phrase = EXPECTED_FAILURE[name]
-    failed = failures(graded(MUTANTS[name])[MUTANTS[name].item])
-    assert check in failed, f"{name} passes {check}; it fails {sorted(failed)}"
-    assert phrase in failed[check], failed[check]
 
 
 @pytest.mark.parametrize("name", sorted(MUTANTS))

@@ -7,13 +7,13 @@ import sys
 from types import ModuleType
 
 import numpy as np
+from bundle_support import BUNDLE_PATH
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.catalogue import load_catalogue
-from grader.assignment.config import DEFAULT_ASSIGNMENT
 from reference import attention_numpy as ref
 
-BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
+BUNDLE = load_bundle(BUNDLE_PATH)
 
 
 def module_of(item: str, check: str) -> ModuleType:

@@ -2,6 +2,8 @@
 
 Bahdanau attention whose context sums the keys with the raw scores instead of the softmax weights."""
 # item: bahdanau_attention
+# loses: context_is_weighted_sum_of_keys
+# says: your own weights
 import numpy as np
 
 

@@ -2,6 +2,8 @@
 
 BahdanauAttention whose W_q and v are nn.Linear with the default bias=True."""
 # item: BahdanauAttention
+# loses: has_required_submodules
+# says: W_q | bias=False
 from torch import nn
 
 _Base = BahdanauAttention

@@ -3,6 +3,8 @@
 A detached BahdanauAttention: the scores are detached, so no gradient reaches the query
 or the weights W_q, W_k, v (the forward values are right)."""
 # item: BahdanauAttention
+# loses: gradients_flow
+# says: query | no gradient flows
 import torch
 
 _Base = BahdanauAttention

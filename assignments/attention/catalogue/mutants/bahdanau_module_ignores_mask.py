@@ -2,6 +2,8 @@
 
 BahdanauAttention that accepts a mask and ignores it."""
 # item: BahdanauAttention
+# loses: mask_zeroes_weights
+# says: the mask blocks key
 _Base = BahdanauAttention
 
 

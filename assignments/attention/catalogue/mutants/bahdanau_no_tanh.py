@@ -2,6 +2,8 @@
 
 Bahdanau attention without the tanh: the score becomes linear in query and keys."""
 # item: bahdanau_attention
+# loses: matches_definition
+# says: tanh
 import numpy as np
 
 

@@ -2,6 +2,8 @@
 
 causal mask of the right pattern returned as float 0/1 (np.tril(np.ones(...))) instead of bool."""
 # item: causal_mask
+# loses: bool_square_shape
+# says: expected bool
 import numpy as np
 
 

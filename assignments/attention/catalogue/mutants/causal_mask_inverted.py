@@ -2,6 +2,8 @@
 
 causal mask with the tutorials' 1 = blocked convention: True above the diagonal."""
 # item: causal_mask
+# loses: allows_past_and_self
+# says: may not attend
 import numpy as np
 
 

@@ -2,6 +2,8 @@
 
 causal mask off by one the other way (np.tril with k=1): each query also sees the next key."""
 # item: causal_mask
+# loses: blocks_future
+# says: later position
 import numpy as np
 
 

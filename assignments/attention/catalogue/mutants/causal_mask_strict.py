@@ -2,6 +2,8 @@
 
 causal mask off by one: a strict triangle (j < i), so a query may not attend to itself."""
 # item: causal_mask
+# loses: allows_past_and_self
+# says: itself
 import numpy as np
 
 

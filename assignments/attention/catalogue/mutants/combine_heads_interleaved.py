@@ -2,6 +2,8 @@
 
 combine_heads that interleaves the heads (transpose(0, 2, 3, 1)): feature j*H + h instead of h*d_k + j."""
 # item: combine_heads
+# loses: head_order_preserved
+# says: do not hold head
 import numpy as np
 
 

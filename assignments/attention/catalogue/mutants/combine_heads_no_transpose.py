@@ -2,6 +2,8 @@
 
 combine_heads with a plain reshape to (B, L, H*d_k) and no transpose."""
 # item: combine_heads
+# loses: inverts_split_heads
+# says: undo split_heads
 import numpy as np
 
 

@@ -2,6 +2,8 @@
 
 combine_heads that concatenates the heads in reverse order."""
 # item: combine_heads
+# loses: head_order_preserved
+# says: do not hold head
 import numpy as np
 
 

@@ -2,6 +2,8 @@
 
 MultiHeadAttention that checks divisibility with assert: AssertionError, not ValueError."""
 # item: MultiHeadAttention
+# loses: rejects_indivisible_d_model
+# says: AssertionError | ValueError
 from torch import nn
 
 _Base = MultiHeadAttention

@@ -3,6 +3,8 @@
 MultiHeadAttention with the tutorials' mask convention: masked_fill(mask, -inf) blocks the
 positions the contract says may be attended to."""
 # item: MultiHeadAttention
+# loses: mask_blocks_keys
+# says: the mask blocks key | exactly 0
 import math
 
 import torch

@@ -3,6 +3,8 @@
 MultiHeadAttention that zeroes the masked weights after the softmax without
 renormalising: masked weights are 0 but the rows no longer sum to 1."""
 # item: MultiHeadAttention
+# loses: mask_blocks_keys
+# says: sums to | not 1
 import math
 
 import torch

@@ -2,6 +2,8 @@
 
 MultiHeadAttention whose projections are Linear(d_model, d_model, bias=False)."""
 # item: MultiHeadAttention
+# loses: has_required_submodules
+# says: W_q | bias=True
 from torch import nn
 
 _Base = MultiHeadAttention

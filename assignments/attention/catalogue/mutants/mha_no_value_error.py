@@ -2,6 +2,8 @@
 
 MultiHeadAttention that never checks d_model % num_heads: d_k silently rounds down."""
 # item: MultiHeadAttention
+# loses: rejects_indivisible_d_model
+# says: ValueError
 from torch import nn
 
 _Base = MultiHeadAttention

@@ -6,6 +6,8 @@ The shapes are right, so nothing crashes, but head h then holds a block of posit
 instead of features h*d_k ... (h+1)*d_k - 1; combine_heads undoes it consistently.
 """
 # item: MultiHeadAttention
+# loses: split_and_combine_heads
+# says: split_heads | features
 _Base = MultiHeadAttention
 
 

@@ -5,6 +5,8 @@ MultiHeadAttention returning the weights averaged over the heads, shape (B, Lq, 
 This is what torch.nn.MultiheadAttention returns by default (average_attn_weights=True).
 """
 # item: MultiHeadAttention
+# loses: per_head_weights
+# says: averaged over the heads
 _Base = MultiHeadAttention
 
 

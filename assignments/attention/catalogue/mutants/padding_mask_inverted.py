@@ -2,6 +2,8 @@
 
 padding mask inverted: True on the padding (1 = blocked convention)."""
 # item: padding_mask
+# loses: true_exactly_before_length
+# says: real token
 import numpy as np
 
 

@@ -2,6 +2,8 @@
 
 padding mask with <= instead of <: the first padding position counts as a real token."""
 # item: padding_mask
+# loses: true_exactly_before_length
+# says: padding position
 import numpy as np
 
 

@@ -2,6 +2,8 @@
 
 padding mask that indexes lengths[:, None] directly: correct for arrays, TypeError for a list."""
 # item: padding_mask
+# loses: accepts_list_and_array
+# says: raised TypeError
 import numpy as np
 
 

@@ -2,6 +2,8 @@
 
 positional encoding with the 2*i slip: i already steps by 2 over the columns, and is doubled again."""
 # item: positional_encoding
+# loses: matches_formula
+# says: 10000^(2i/d_model)
 import numpy as np
 
 

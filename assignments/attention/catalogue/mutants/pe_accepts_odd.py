@@ -2,6 +2,8 @@
 
 positional encoding that "supports" odd d_model by truncating the cos columns instead of raising."""
 # item: positional_encoding
+# loses: rejects_odd_d_model
+# says: returned a result
 import numpy as np
 
 

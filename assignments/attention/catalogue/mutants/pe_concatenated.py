@@ -2,6 +2,8 @@
 
 positional encoding laid out as [all sin | all cos] (tensor2tensor style) instead of interleaved."""
 # item: positional_encoding
+# loses: sin_on_even_cos_on_odd
+# says: even columns hold sin
 import numpy as np
 
 

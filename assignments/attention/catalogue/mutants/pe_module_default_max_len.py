@@ -2,6 +2,8 @@
 
 PositionalEncoding whose max_len defaults to 512 instead of 5000."""
 # item: PositionalEncoding
+# loses: default_max_len
+# says: 5000
 _Base = PositionalEncoding
 
 

@@ -2,6 +2,8 @@
 
 PositionalEncoding registering pe with persistent=False: a buffer, but not in state_dict."""
 # item: PositionalEncoding
+# loses: pe_is_a_buffer
+# says: state_dict | persistent
 _Base = PositionalEncoding
 
 

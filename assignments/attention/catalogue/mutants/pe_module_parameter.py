@@ -2,6 +2,8 @@
 
 PositionalEncoding that stores the table as an nn.Parameter instead of a buffer."""
 # item: PositionalEncoding
+# loses: pe_is_a_buffer
+# says: Parameter | register_buffer
 from torch import nn
 
 _Base = PositionalEncoding

@@ -2,6 +2,8 @@
 
 PositionalEncoding with cos on the even features and sin on the odd ones."""
 # item: PositionalEncoding
+# loses: pe_is_a_buffer
+# says: sin on even
 import math
 
 import torch

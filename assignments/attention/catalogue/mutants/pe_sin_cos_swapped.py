@@ -2,6 +2,8 @@
 
 positional encoding with cos on the even columns and sin on the odd ones."""
 # item: positional_encoding
+# loses: sin_on_even_cos_on_odd
+# says: even columns hold sin
 import numpy as np
 
 

@@ -2,6 +2,8 @@
 
 relative shift matrix that writes each block's cos and sin along whole rows (not block diagonal)."""
 # item: relative_shift_matrix
+# loses: block_diagonal_rotations
+# says: outside the 2x2 blocks
 import numpy as np
 
 

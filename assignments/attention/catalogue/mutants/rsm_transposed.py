@@ -2,6 +2,8 @@
 
 relative shift matrix with the blocks transposed ([[c, -s], [s, c]]): it shifts by -k."""
 # item: relative_shift_matrix
+# loses: rotation_property
+# says: rotation property
 import numpy as np
 
 

@@ -2,6 +2,8 @@
 
 relative shift matrix with the frequency 1/10000^(i/d_model) (pair index not doubled)."""
 # item: relative_shift_matrix
+# loses: rotation_property
+# says: rotation property
 import numpy as np
 
 

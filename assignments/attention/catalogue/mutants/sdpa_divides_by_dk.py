@@ -2,6 +2,8 @@
 
 scaled dot-product attention that divides the scores by d_k instead of sqrt(d_k)."""
 # item: scaled_dot_product_attention
+# loses: scaled_by_sqrt_dk
+# says: not by d_k
 import numpy as np
 
 

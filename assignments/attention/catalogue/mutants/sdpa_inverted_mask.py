@@ -2,6 +2,8 @@
 
 attention reading the mask with the 1 = blocked convention (masks where the mask is True)."""
 # item: scaled_dot_product_attention
+# loses: masked_weights_are_zero
+# says: mask blocks
 import math
 
 import numpy as np

@@ -2,6 +2,8 @@
 
 attention with K.T: right for 2-D input, wrong once there are leading batch dimensions."""
 # item: scaled_dot_product_attention
+# loses: leading_batch_dims
+# says: raised
 import math
 
 import numpy as np

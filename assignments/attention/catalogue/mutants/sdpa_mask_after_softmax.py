@@ -2,6 +2,8 @@
 
 attention that zeroes the masked weights after the softmax, without renormalising the rows."""
 # item: scaled_dot_product_attention
+# loses: weight_rows_sum_to_one
+# says: not 1
 import math
 
 import numpy as np

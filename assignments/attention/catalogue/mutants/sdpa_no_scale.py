@@ -2,6 +2,8 @@
 
 scaled dot-product attention without the 1/sqrt(d_k) scale."""
 # item: scaled_dot_product_attention
+# loses: scaled_by_sqrt_dk
+# says: scale is missing
 import numpy as np
 
 

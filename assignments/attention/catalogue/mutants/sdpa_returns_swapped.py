@@ -2,6 +2,8 @@
 
 attention that returns (weights, output) instead of (output, weights)."""
 # item: scaled_dot_product_attention
+# loses: output_and_weight_shapes
+# says: has shape
 import math
 
 import numpy as np

@@ -2,6 +2,8 @@
 
 attention whose softmax runs over the query axis (axis -2) instead of the keys."""
 # item: scaled_dot_product_attention
+# loses: weight_rows_sum_to_one
+# says: not 1
 import math
 
 import numpy as np

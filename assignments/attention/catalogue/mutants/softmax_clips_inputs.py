@@ -2,6 +2,8 @@
 
 softmax that clips its input to [-30, 30] "for stability": -inf entries get a tiny positive weight."""
 # item: softmax
+# loses: neg_inf_gets_zero_weight
+# says: exactly 0
 import numpy as np
 
 

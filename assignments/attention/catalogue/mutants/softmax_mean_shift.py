@@ -2,6 +2,8 @@
 
 softmax shifted by the row mean instead of the max: a -inf entry makes the mean -inf and the row NaN."""
 # item: softmax
+# loses: neg_inf_gets_zero_weight
+# says: -inf
 import numpy as np
 
 

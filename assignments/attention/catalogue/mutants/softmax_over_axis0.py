@@ -2,6 +2,8 @@
 
 softmax over the wrong axis: always axis 0 (the batch axis), whatever axis says."""
 # item: softmax
+# loses: rows_sum_to_one
+# says: not 1
 import numpy as np
 
 

@@ -2,6 +2,8 @@
 
 split_heads that checks divisibility with assert: AssertionError instead of ValueError."""
 # item: split_heads
+# loses: rejects_indivisible_d_model
+# says: AssertionError
 import numpy as np
 
 

@@ -2,6 +2,8 @@
 
 split_heads that deals features out round-robin (head h gets features h, h+H, ...)."""
 # item: split_heads
+# loses: head_holds_its_features
+# says: does not hold features
 import numpy as np
 
 

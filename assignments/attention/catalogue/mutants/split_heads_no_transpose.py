@@ -2,6 +2,8 @@
 
 split_heads with a reshape straight to (B, H, L, d_k) and no transpose: heads mix positions."""
 # item: split_heads
+# loses: head_holds_its_features
+# says: does not hold features
 import numpy as np
 
 
