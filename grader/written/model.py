@@ -48,3 +48,12 @@ class Mark:
     rubric: tuple[str, ...]
     comment: str
     digest: str
+
+
+@dataclass(frozen=True)
+class WrittenRow:
+    """One student's answer to one question, with the person's mark if any, as the page shows it."""
+    student: str
+    answer: Answer
+    mark: Mark | None
+    status: str  # "graded", "awaiting", "changed" (a mark given for an earlier text) or "missing" (no answer cell)
