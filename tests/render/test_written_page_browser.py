@@ -1,0 +1,173 @@
+"""The grade-by-question page as a person uses it, in headless Chromium: 200 answers graded by
+keyboard alone (no click), the export read back with Python's csv module, the work kept across
+a reload, the filters, and a hostile answer that stays text."""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from chromium_support import CHROMIUM, NO_CHROMIUM, DevTools
+
+from grader.assignment.config import RubricItem, WrittenQuestion
+from grader.render.csv_cells import cell_text, csv_text
+from grader.render.written_page import question_page
+from grader.written.model import WRITTEN_CSV_COLUMNS, Answer, Mark, WrittenRow, answer_digest
+
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+
+QUESTION = WrittenQuestion("quadratic_cost", "attention_numpy", 2.0, "Why does self-attention cost O(n²)?",
+                           (RubricItem("time", 1.0, "n·n scores"), RubricItem("memory", 1.0, "n×n weights")))
+HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
+STUDENTS = [f"s{i:03d}" for i in range(196)] + ['=cmd|" /C calc"!A0', 'bo "the, builder"\r\nx',
+                                                 "<b>ada</b>", "@zoë"]
+# What the person types as comments: quotes, commas, a newline, and what a spreadsheet would run.
+COMMENTS = ['=HYPERLINK("http://x","y")', 'a, "b"\nc', "-1.5", "@SUM(A1)", "'quoted", " +1", "plain"]
+DEADLINE = 30.0
+
+
+def status_of(i: int) -> str:
+    return {7: "graded", 13: "changed", 21: "missing"}.get(i % 50, "awaiting")
+
+
+def text_of(i: int) -> str:
+    if i == 3:
+        return HOSTILE
+    if i == 4:
+        return ("A *long* answer, with =1+1 and, commas\n" * 600)[:20_000]
+    return f"Answer number {i}: every query meets every key."
+
+
+def rows(changed: frozenset[int] = frozenset(), merged: dict[int, Mark] | None = None) -> list[WrittenRow]:
+    """The class's rows: the ``changed`` students have since submitted a new text, and ``merged``
+    holds marks merged since the page was first made."""
+    made = []
+    for i, student in enumerate(STUDENTS):
+        status = "changed" if i in changed else status_of(i)
+        text = None if status == "missing" else text_of(i) + (" (new)" if i in changed else "")
+        answer = Answer(student, QUESTION.id, text, answer_digest(text) if text is not None else "")
+        mark = Mark(student, QUESTION.id, 1.0, ("memory",), "from the CSV", answer.digest)
+        if status == "changed":
+            mark = Mark(student, QUESTION.id, 2.0, ("time", "memory"), "earlier", "0" * 16)
+        elif merged and i in merged:
+            mark, status = merged[i], "graded"
+        made.append(WrittenRow(student, answer, mark if status in ("graded", "changed") else None, status))
+    return made
+
+
+def grade(browser: DevTools, i: int) -> tuple[str, str, str]:
+    """Answer ``i`` graded by keys, ending on the next answer: its points, rubric and comment."""
+    way = i % 4
+    if way == 0:
+        browser.press("1")
+        browser.press("j")
+        return "1", "time", ""
+    if way == 1:
+        browser.press("1")
+        browser.press("2")
+        browser.press("Enter")
+        return "2", "time;memory", ""
+    if way == 2:  # points typed win over the parts ticked
+        browser.press("2")
+        browser.press("p")
+        browser.type("0.5")
+        browser.press("Enter")
+        return "0.5", "memory", ""
+    comment = COMMENTS[i % len(COMMENTS)]
+    browser.press("0")
+    browser.press("c")
+    browser.type(comment)
+    browser.press("Enter", ctrl=True)
+    return "0", "", comment
+
+
+def until(condition: Callable[[], object], what: str) -> object:
+    deadline = time.monotonic() + DEADLINE
+    while not (value := condition()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {DEADLINE:g} s")
+        time.sleep(0.05)
+    return value
+
+
+def counter(browser: DevTools) -> str:
+    return browser.evaluate("document.getElementById('counter').textContent")
+
+
+def shown(browser: DevTools) -> list[int]:
+    return browser.evaluate("[...document.querySelectorAll('article.answer:not([hidden])')]"
+                            ".map(a => Number(a.dataset.index))")
+
+
+def field(browser: DevTools, i: int, what: str) -> str:
+    return browser.evaluate(f"document.getElementById('answer-{i}').querySelector('.{what}').value")
+
+
+def test_two_hundred_answers_are_graded_by_keyboard_exported_and_kept(tmp_path: Path):
+    page, downloads = tmp_path / "quadratic_cost.html", tmp_path / "downloads"
+    page.write_text(question_page(QUESTION, rows()), encoding="utf-8")
+    expected = []
+    with DevTools(tmp_path / "profile", downloads) as browser:
+        browser.open(page.as_uri())
+        assert counter(browser) == "8 of 200 graded"  # the marks merged already and the missing answers
+        assert browser.evaluate("document.activeElement.id") == "answer-0"
+        for i, row in enumerate(rows()):
+            if row.status in ("graded", "missing"):  # kept as they are
+                browser.press("j")
+                points = "1" if row.status == "graded" else "0"
+                expected.append((row.student, points, "memory" if row.status == "graded" else "", "from the CSV"
+                                 if row.status == "graded" else ""))
+            else:
+                expected.append((row.student, *grade(browser, i)))
+        assert counter(browser) == "200 of 200 graded"
+        browser.press("e")
+        exported = downloads / "written-quadratic_cost.csv"
+        until(exported.exists, "the export")
+        text = exported.read_bytes().decode("utf-8")
+        digests = [row.answer.digest for row in rows()]
+        want = [(student, QUESTION.id, points, rubric, comment, digest)
+                for (student, points, rubric, comment), digest in zip(expected, digests, strict=True)]
+        assert text == csv_text([WRITTEN_CSV_COLUMNS, *want])  # the same bytes as the project's own CSV files
+        read = list(csv.DictReader(io.StringIO(text, newline="")))
+        assert len(read) == 200 and list(read[0]) == list(WRITTEN_CSV_COLUMNS)
+        assert [tuple(cell_text(r[c]) for c in WRITTEN_CSV_COLUMNS) for r in read] == want
+
+        assert browser.evaluate("window.pwned") is None
+        assert browser.evaluate("document.images.length") == 0
+        assert browser.evaluate("document.querySelector('#answer-3 pre').textContent") == HOSTILE
+
+        browser.reload()
+        assert counter(browser) == "200 of 200 graded"
+        assert [field(browser, 3, "comment"), field(browser, 2, "points")] == [COMMENTS[3], "0.5"]
+
+        browser.press("a")  # only the answers awaiting a grader: none
+        assert shown(browser) == [] and counter(browser) == "200 of 200 graded (0 shown)"
+        browser.press("a")
+        browser.press("/")
+        browser.type("s01")
+        until(lambda: len(shown(browser)) == 10, "the search")
+        assert shown(browser) == list(range(10, 20))
+        browser.press("Escape")
+        assert browser.evaluate("document.activeElement.id") == "answer-10"
+        browser.press("/")
+        browser.type("bUILDER")  # the student, any case
+        until(lambda: shown(browser) == [197], "the search by student")
+        browser.press("Enter")  # out of the search box, to the first answer found
+        assert browser.evaluate("document.activeElement.id") == "answer-197"
+        browser.press("/")
+        browser.type("long")  # the answer's text
+        until(lambda: shown(browser) == [4], "the search by text")
+
+        # The page made again: student 0 submitted a new text, student 1's mark was merged with
+        # another comment. Neither takes the work kept for the page before; the others do.
+        merged = {1: Mark(STUDENTS[1], QUESTION.id, 1.0, ("time",), "merged", rows()[1].answer.digest)}
+        page.write_text(question_page(QUESTION, rows(frozenset({0}), merged)), encoding="utf-8")
+        browser.reload()
+        assert counter(browser) == "199 of 200 graded"
+        assert [field(browser, 0, "points"), field(browser, 1, "comment"), field(browser, 2, "points")] == [
+            "", "merged", "0.5"]
+        assert browser.evaluate("document.activeElement.id") == "answer-0"
