@@ -171,3 +171,31 @@ def test_two_hundred_answers_are_graded_by_keyboard_exported_and_kept(tmp_path: 
         assert [field(browser, 0, "points"), field(browser, 1, "comment"), field(browser, 2, "points")] == [
             "", "merged", "0.5"]
         assert browser.evaluate("document.activeElement.id") == "answer-0"
+
+
+def test_points_that_are_not_the_questions_export_nothing(tmp_path: Path):
+    page, downloads = tmp_path / "quadratic_cost.html", tmp_path / "downloads"
+    page.write_text(question_page(QUESTION, rows()[:5]), encoding="utf-8")
+    with DevTools(tmp_path / "profile", downloads) as browser:
+        browser.open(page.as_uri())
+        browser.press("j")
+        browser.press("p")
+        browser.type("3")  # more than the question's 2 points
+        browser.press("Escape")
+        assert browser.evaluate("document.querySelector('#answer-1 .points').getAttribute('aria-invalid')") == "true"
+        assert counter(browser) == "0 of 5 graded"
+        browser.press("j")
+        browser.press("e")
+        assert browser.evaluate("document.getElementById('message').textContent") == (
+            "Nothing exported: the points of s001 are not a number from 0 to 2.")
+        assert browser.evaluate("document.activeElement.id") == "answer-1"  # taken to them
+        browser.press("p")
+        browser.type("2")
+        browser.press("Escape")
+        browser.press("k")
+        browser.press("1")  # answer 0: the first rubric part
+        browser.press("a")  # only those awaiting a grader
+        assert shown(browser) == [2, 3, 4] and counter(browser) == "2 of 5 graded (3 shown)"
+        browser.press("e")
+        until(lambda: sorted(p.name for p in downloads.glob("*.csv")) == ["written-quadratic_cost.csv"],
+              "the one export")
