@@ -33,13 +33,13 @@ _LABELS = {"graded": "graded", "awaiting": "awaiting a grader", "changed": "chan
 _KEYED_PARTS = 9  # rubric parts toggled by the digit keys 1-9
 
 _STYLE = """<style>
-.question { font-size: 1.1em; }
+.question { font-size: 1.1em; } .rubric caption { text-align: left; font-weight: 600; }
 .bar { position: sticky; top: 0; z-index: 1; background: #fff; border-bottom: 1px solid #bbb; padding: .4em 0;
        display: flex; flex-wrap: wrap; gap: .4em 1.2em; align-items: center; }
 .keys { font-size: .9em; color: #444; }
 kbd { border: 1px solid #aaa; border-radius: 3px; padding: 0 .3em; font-size: .9em; background: #f6f6f6; }
 article.answer { border: 1px solid #ddd; border-radius: 4px; margin: .8em 0; padding: .2em .8em .6em;
-                 scroll-margin-top: 5em; content-visibility: auto; contain-intrinsic-size: auto 16em; }
+                 scroll-margin-top: 3.5em; content-visibility: auto; contain-intrinsic-size: auto 16em; }
 article.answer[hidden] { display: none; }
 article.answer:focus { outline: none; }
 article.answer.current { border-color: #3d6fd9; box-shadow: 0 0 0 2px #3d6fd9; }
@@ -283,9 +283,9 @@ def _rubric(question: WrittenQuestion) -> list[str]:
         return ["<p>No rubric: the points are typed.</p>"]
     parts = [f"<tr><td>{_key(j)}</td><td>{esc(part.name)}</td><td class=\"num\">{part.points:g}</td>"
              f"<td>{esc(part.text)}</td></tr>" for j, part in enumerate(question.rubric)]
-    return ['<table class="rubric"><caption>Rubric: ticking parts sets the points to their sum, '
-            "unless points were typed</caption><tr><th>key</th><th>part</th><th>points</th><th>for</th></tr>",
-            *parts, "</table>"]
+    return ["<p>Ticking rubric parts sets the points to their sum, unless points were typed.</p>",
+            '<table class="rubric"><caption>Rubric</caption><tr><th>key</th><th>part</th><th>points</th>'
+            "<th>for</th></tr>", *parts, "</table>"]
 
 
 def _bar(question: WrittenQuestion, answers: int) -> list[str]:
@@ -294,15 +294,14 @@ def _bar(question: WrittenQuestion, answers: int) -> list[str]:
             "back to the answer (<kbd>Enter</kbd> in points, <kbd>Ctrl</kbd>+<kbd>Enter</kbd> in a comment: next); "
             "<kbd>/</kbd>: search; <kbd>a</kbd>: only awaiting; <kbd>e</kbd>: export. Work is kept in this "
             "browser as you go.")
-    return ['<div class="bar">',
+    return [f'<p class="keys">{keys}</p>', '<div class="bar">',
             '<label>Search students and answers <input id="search" type="search" aria-keyshortcuts="/" '
             'autocomplete="off"></label>',
             '<label><input id="awaiting" type="checkbox" aria-keyshortcuts="a" autocomplete="off"> '
             "only awaiting</label>",
             f'<span id="counter" aria-live="polite">0 of {answers} graded</span>',
             f'<button id="export" type="button" aria-keyshortcuts="e">Export written-{esc(question.id)}.csv</button>',
-            '<span id="message" role="status"></span>',
-            f'<p class="keys">{keys}</p>', "</div>"]
+            '<span id="message" role="status"></span>', "</div>"]
 
 
 def _answer(i: int, row: WrittenRow, question: WrittenQuestion) -> str:
