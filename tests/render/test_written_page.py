@@ -153,3 +153,10 @@ def test_a_lone_surrogate_is_shown_as_a_replacement_character():
 def test_an_unknown_status_is_one_line():
     with pytest.raises(ValueError, match="^written answer of 'ada': unknown status 'done'$"):
         question_page(QUESTION, [row("ada", "x", "done")])
+
+
+def test_a_question_without_rubric_or_answers_still_has_its_page():
+    bare = WrittenQuestion("luong_compare", "attention_numpy", 1.0, "Which is fastest?")
+    parsed = Parsed(question_page(bare, []))
+    assert "No rubric: the points are typed." in parsed.texts("p") and parsed.all("article") == []
+    assert data_of(parsed)["rows"] == [] and "0 of 0 graded" in parsed.texts("span")
