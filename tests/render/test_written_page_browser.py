@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from chromium_support import CHROMIUM, NO_CHROMIUM, DevTools
+from test_csv_cells import FORMULAS
 
 from grader.assignment.config import RubricItem, WrittenQuestion
 from grader.render.csv_cells import cell_text, csv_text
@@ -199,3 +200,26 @@ def test_points_that_are_not_the_questions_export_nothing(tmp_path: Path):
         browser.press("e")
         until(lambda: sorted(p.name for p in downloads.glob("*.csv")) == ["written-quadratic_cost.csv"],
               "the one export")
+
+
+# Cells at the edges of csv_cells' rule: every space Python's str.lstrip() strips (and \ufeff, which
+# it does not), numbers in other scripts' digits, and what only looks like a number.
+EDGES = [*FORMULAS, "\x1c=1", "\x85+1", "\u3000=1", "\xa0@x", "\u2028-1", "\ufeff=1", " \t", "\u0663", "-\u0663.5",
+         "+1e5", "-.5", "1e", "--1", "=", "", " ", "a\r\nb", 'x"y', "a,b", "\x00=", "ok"]
+
+
+def test_the_export_writes_every_cell_as_the_projects_csv_files_do(tmp_path: Path):
+    page, downloads = tmp_path / "quadratic_cost.html", tmp_path / "downloads"
+    made = []
+    for i, edge in enumerate(EDGES):  # the edge as the student's name, exactly as the page got it
+        student = f"{edge}{i}" if edge in EDGES[:i] else edge
+        answer = Answer(student, QUESTION.id, "text", answer_digest("text"))
+        made.append(WrittenRow(student, answer, Mark(student, QUESTION.id, 0.5, (), "", answer.digest), "graded"))
+    page.write_text(question_page(QUESTION, made), encoding="utf-8")
+    with DevTools(tmp_path / "profile", downloads) as browser:
+        browser.open(page.as_uri())
+        browser.press("e")
+        exported = downloads / "written-quadratic_cost.csv"
+        until(exported.exists, "the export")
+    want = [(r.student, QUESTION.id, "0.5", "", "", r.answer.digest) for r in made]
+    assert exported.read_bytes().decode("utf-8") == csv_text([WRITTEN_CSV_COLUMNS, *want])
