@@ -100,7 +100,8 @@ function refresh(row) {
   row.points.setAttribute("aria-invalid", String(text.trim() !== "" && !ok));
   if (ok !== row.graded) { graded += ok ? 1 : -1; row.graded = ok; }
   const was = row.data.status;
-  row.badge.textContent = config.labels[was === "missing" ? was : ok ? "graded" : was === "changed" ? was : "awaiting"];
+  const now = was === "missing" ? "missing" : ok ? "graded" : was === "changed" ? "changed" : "awaiting";
+  row.badge.textContent = config.labels[now];
   row.sec.classList.toggle("done", ok);
 }
 function save(row) {
@@ -120,11 +121,19 @@ function edited(row, target) {
   save(row);
   count();
 }
+function kept(row) {  // the work kept for row in this browser, or null
+  let text = null;
+  try { text = localStorage.getItem(row.key); } catch (error) { stop(error); }
+  try {
+    const work = JSON.parse(text);
+    // Work done on another starting mark (the page was made again after a merge) gives way to it.
+    if (work && work.base === row.base && typeof work.points === "string" && Array.isArray(work.rubric) &&
+        typeof work.comment === "string") return work;
+  } catch (error) {}  // not this page's: the mark to start from instead
+  return null;
+}
 function restore(row) {
-  let work = null;
-  try { work = JSON.parse(localStorage.getItem(row.key) || "null"); } catch (error) { stop(error); }
-  // Work done on another starting mark (the page was made again after a merge) gives way to it.
-  if (!work || work.base !== row.base) work = {...(row.data.prefill ?? EMPTY), typed: null};
+  const work = kept(row) ?? {...(row.data.prefill ?? EMPTY), typed: null};
   // Every box set, even to nothing: a browser may have put back what a box held before the reload.
   row.points.value = work.points;
   row.comment.value = work.comment;

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -223,3 +224,25 @@ def test_the_export_writes_every_cell_as_the_projects_csv_files_do(tmp_path: Pat
         until(exported.exists, "the export")
     want = [(r.student, QUESTION.id, "0.5", "", "", r.answer.digest) for r in made]
     assert exported.read_bytes().decode("utf-8") == csv_text([WRITTEN_CSV_COLUMNS, *want])
+
+
+def test_work_kept_by_something_else_is_set_aside(tmp_path: Path):
+    page = tmp_path / "quadratic_cost.html"
+    made = rows()[:5]
+    page.write_text(question_page(QUESTION, made), encoding="utf-8")
+    with DevTools(tmp_path / "profile", tmp_path / "downloads") as browser:
+        browser.open(page.as_uri())
+        # What an older page, or another page of the same name, might have left under the keys.
+        for row, kept in zip(made, ['{"base": "null", "points": "1"}', "{", "[]"], strict=False):
+            key = json.dumps("written-page " + json.dumps([QUESTION.id, row.student, row.answer.digest],
+                                                          separators=(",", ":")))
+            browser.evaluate(f"localStorage.setItem({key}, {json.dumps(kept)})")
+        browser.reload()
+        assert browser.evaluate("document.activeElement.id") == "answer-0"
+        assert browser.evaluate("document.getElementById('message').textContent") == ""
+        browser.press("1")
+        browser.press("j")
+        browser.press("2")
+        assert counter(browser) == "2 of 5 graded"
+        browser.reload()
+        assert [field(browser, 0, "points"), field(browser, 1, "points")] == ["1", "1"]
