@@ -246,3 +246,16 @@ def test_work_kept_by_something_else_is_set_aside(tmp_path: Path):
         assert counter(browser) == "2 of 5 graded"
         browser.reload()
         assert [field(browser, 0, "points"), field(browser, 1, "points")] == ["1", "1"]
+
+
+def test_every_control_has_a_name_a_screen_reader_says(tmp_path: Path):
+    page = tmp_path / "quadratic_cost.html"
+    page.write_text(question_page(QUESTION, rows()[:3]), encoding="utf-8")
+    with DevTools(tmp_path / "profile", tmp_path / "downloads") as browser:
+        browser.open(page.as_uri())
+        browser.call("Accessibility.enable")
+        nodes = browser.call("Accessibility.getFullAXTree")["nodes"]
+    named = [(n["role"]["value"], n.get("name", {}).get("value", "")) for n in nodes if "role" in n]
+    controls = [(role, name) for role, name in named if role in ("textbox", "searchbox", "checkbox", "button")]
+    assert len(controls) == 3 + 3 * 4 and all(name.strip() for _, name in controls), controls
+    assert [name for role, name in named if role == "article"] == [f"s00{i} awaiting a grader" for i in range(3)]
