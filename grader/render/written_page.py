@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 
 from ..assignment.config import WrittenQuestion
-from ..written.model import WRITTEN_CSV_COLUMNS, Mark, WrittenRow
+from ..written.model import WRITTEN_CSV_COLUMNS, WrittenRow
 from .html import esc, page
 from .words import counted
 
@@ -47,7 +47,7 @@ article.answer h2 { font-size: 1em; border: 0; margin: .4em 0; }
 .status { font-weight: normal; font-size: .85em; padding: 0 .4em; border-radius: 3px; background: #fff4e5; }
 .done .status { background: #e6f4ea; }
 pre.text { max-height: 24em; overflow: auto; margin: .3em 0; }
-.none, .earlier { color: #555; font-style: italic; }
+.none, .earlier, .note { color: #555; font-style: italic; }
 .mark { display: flex; flex-wrap: wrap; gap: .5em 1.5em; align-items: flex-start; }
 .mark fieldset { border: 0; margin: 0; padding: 0; } .mark legend { padding: 0; }
 .points { width: 4em; } .comment { width: 30em; max-width: 100%; font: inherit; }
@@ -321,6 +321,8 @@ def _answer(i: int, row: WrittenRow, question: WrittenQuestion) -> str:
         answer = '<p class="none">The answer is empty.</p>'
     else:
         answer = f'<pre class="text" tabindex="0" aria-label="Answer of {who}">{_shown(text)}</pre>'
+    if row.answer.note:
+        answer += f'<p class="note">{_shown(row.answer.note)}</p>'
     earlier = ""
     if row.status == "changed" and row.mark is not None:
         earlier = (f'<p class="earlier">Graded earlier, for a different text: {_points(row.mark.points)} of '
@@ -348,9 +350,12 @@ def _shortcut(j: int) -> str:
 
 
 def _prefill(row: WrittenRow) -> dict[str, object] | None:
-    """The mark the page starts from: a changed answer's earlier mark is shown beside it but not
-    taken, and an answer never submitted starts at 0 points."""
-    mark: Mark | None = row.mark if row.status in ("graded", "missing") else None
+    """The mark the page starts from. A changed answer's earlier mark is shown beside it, and
+    only its comment is taken, as a start (as written.csv keeps it); an answer never submitted
+    starts at 0 points."""
+    mark = row.mark
+    if mark is not None and row.status == "changed":
+        return {"points": "", "rubric": [], "comment": mark.comment}
     if mark is not None:
         return {"points": _points(mark.points), "rubric": list(mark.rubric), "comment": mark.comment}
     return {"points": "0", "rubric": [], "comment": ""} if row.status == "missing" else None

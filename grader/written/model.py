@@ -35,6 +35,7 @@ class Answer:
     question: str
     text: str | None
     digest: str
+    note: str = ""  # what the reading found amiss (the text cut, several cells), for the person grading
 
 
 @dataclass(frozen=True)

@@ -120,6 +120,7 @@ def test_every_box_is_labelled():
 
 
 def test_the_page_starts_from_the_mark_of_the_answer_as_it_is():
+    # A changed answer's earlier mark is said beside it; only its comment is a start, never its points.
     text = "n queries times n keys"
     rows = [row("graded", text, "graded", mark("graded", 1, ("time",), "ok", text)),
             row("changed", text, "changed", mark("changed", 2, ("time", "memory"), "old", "earlier text")),
@@ -127,7 +128,7 @@ def test_the_page_starts_from_the_mark_of_the_answer_as_it_is():
             row("awaiting", text)]
     parsed = Parsed(question_page(QUESTION, rows))
     assert [r["prefill"] for r in data_of(parsed)["rows"]] == [
-        {"points": "1", "rubric": ["time"], "comment": "ok"}, None,
+        {"points": "1", "rubric": ["time"], "comment": "ok"}, {"points": "", "rubric": [], "comment": "old"},
         {"points": "0", "rubric": [], "comment": ""}, None]
     assert [h.split(" ", 1)[1] for h in parsed.texts("h2")] == [
         "graded", "changed since graded", "no answer", "awaiting a grader"]
@@ -160,3 +161,9 @@ def test_a_question_without_rubric_or_answers_still_has_its_page():
     parsed = Parsed(question_page(bare, []))
     assert "No rubric: the points are typed." in parsed.texts("p") and parsed.all("article") == []
     assert data_of(parsed)["rows"] == [] and "0 of 0 graded" in parsed.texts("span")
+
+
+def test_what_the_reading_found_amiss_is_said_beside_the_answer():
+    answer = Answer("ada", QUESTION.id, "x" * 20_000, answer_digest("x" * 20_000), note="cut at <20,000> characters")
+    parsed = Parsed(question_page(QUESTION, [WrittenRow("ada", answer, None, "awaiting")]))
+    assert parsed.texts("p", **{"class": "note"}) == ["cut at <20,000> characters"]
