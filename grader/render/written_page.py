@@ -133,7 +133,7 @@ function kept(row) {  // the work kept for row in this browser, or null
   return null;
 }
 function restore(row) {
-  const work = kept(row) ?? {...(row.data.prefill ?? EMPTY), typed: null};
+  const work = kept(row) ?? {typed: null, ...(row.data.prefill ?? EMPTY)};
   // Every box set, even to nothing: a browser may have put back what a box held before the reload.
   row.points.value = work.points;
   row.comment.value = work.comment;
@@ -358,7 +358,8 @@ def _prefill(row: WrittenRow) -> dict[str, object] | None:
         return {"points": "", "rubric": [], "comment": mark.comment}
     if mark is not None:
         return {"points": _points(mark.points), "rubric": list(mark.rubric), "comment": mark.comment}
-    return {"points": "0", "rubric": [], "comment": ""} if row.status == "missing" else None
+    # Not typed by the person: a rubric part ticked sets the points as on any answer.
+    return {"points": "0", "rubric": [], "comment": "", "typed": False} if row.status == "missing" else None
 
 
 def _points(points: float) -> str:

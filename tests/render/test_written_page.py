@@ -129,7 +129,7 @@ def test_the_page_starts_from_the_mark_of_the_answer_as_it_is():
     parsed = Parsed(question_page(QUESTION, rows))
     assert [r["prefill"] for r in data_of(parsed)["rows"]] == [
         {"points": "1", "rubric": ["time"], "comment": "ok"}, {"points": "", "rubric": [], "comment": "old"},
-        {"points": "0", "rubric": [], "comment": ""}, None]
+        {"points": "0", "rubric": [], "comment": "", "typed": False}, None]
     assert [h.split(" ", 1)[1] for h in parsed.texts("h2")] == [
         "graded", "changed since graded", "no answer", "awaiting a grader"]
     assert "No answer: the submission has no cell for this question." in parsed.texts("p")
