@@ -282,7 +282,7 @@ def question_page(question: WrittenQuestion, rows: Sequence[WrittenRow]) -> str:
             f"{esc(question.notebook)}).</p>", *_rubric(question), *_bar(question, len(rows)),
             "<main>", *(_answer(i, row, question) for i, row in enumerate(rows)), "</main>",
             f'<script type="application/json" id="written-data">{_json(data)}</script>',
-            f"<script>{_SCRIPT}</script>"]
+            f'<script id="written-script">{_SCRIPT}</script>']
     return page(f"Grade by question: {question.id}", body,
                 head=[f'<meta http-equiv="Content-Security-Policy" content="{esc(_POLICY)}">'])
 
