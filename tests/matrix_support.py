@@ -26,6 +26,7 @@ ONCE = (
     "tests/lms/test_intake.py",
     "tests/nbgrader_course/",
     "tests/reporters/test_reporters_html.py",
+    "tests/render/test_written_page_browser.py",
     "tests/test_layout.py",
     "tests/test_readme.py",
     "tests/test_docs.py",

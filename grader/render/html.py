@@ -53,10 +53,11 @@ def who(names: Sequence[str]) -> str:
     return shown + (f" and {len(names) - STUDENTS_NAMED} more" if len(names) > STUDENTS_NAMED else "")
 
 
-def page(title: str, body: Sequence[str]) -> str:
-    """A whole HTML document: ``body`` is already-escaped markup."""
+def page(title: str, body: Sequence[str], head: Sequence[str] = ()) -> str:
+    """A whole HTML document: ``body`` and ``head`` (more of the head's elements, such as a
+    content security policy, which counts only there) are already-escaped markup."""
     return "\n".join([
-        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">', *head,
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{esc(title)}</title>", f"<style>{STYLE}</style>", "</head>", "<body>", *body, "</body>", "</html>",
     ]) + "\n"

@@ -35,6 +35,7 @@ class Answer:
     question: str
     text: str | None
     digest: str
+    note: str = ""  # what the reading found amiss (the text cut, several cells), for the person grading
 
 
 @dataclass(frozen=True)
@@ -48,3 +49,12 @@ class Mark:
     rubric: tuple[str, ...]
     comment: str
     digest: str
+
+
+@dataclass(frozen=True)
+class WrittenRow:
+    """One student's answer to one question, with the person's mark if any, as the page shows it."""
+    student: str
+    answer: Answer
+    mark: Mark | None
+    status: str  # "graded", "awaiting", "changed" (a mark given for an earlier text) or "missing" (no answer cell)

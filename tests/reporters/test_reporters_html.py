@@ -15,6 +15,7 @@ from urllib.parse import unquote
 
 import numpy as np
 import pytest
+from chromium_support import CHROMIUM, FLAGS, NO_CHROMIUM
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
@@ -209,17 +210,12 @@ def test_numbers_are_what_groups_messages():
 
 # ---- what a person sees ------------------------------------------------------------------
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 def screenshot(page: Path, png: Path, profile: Path, height: int) -> None:
     """``page`` rendered by headless Chromium into ``png``, with the network blocked: a page
     that needed anything from outside would show it missing."""
     assert CHROMIUM is not None
-    subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                    "--disable-component-update", "--no-first-run", "--disable-sync", f"--user-data-dir={profile}",
-                    "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
-                    "--hide-scrollbars", f"--window-size=1100,{height}", f"--screenshot={png}", page.as_uri()],
+    subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--hide-scrollbars", f"--window-size=1100,{height}",
+                    f"--screenshot={png}", page.as_uri()],
                    check=True, capture_output=True, timeout=120)
 
 
@@ -230,8 +226,7 @@ def colour_share(png: Path, rgb: tuple[int, int, int], tolerance: int = 12) -> f
     return float((np.abs(pixels - np.array(rgb)).max(axis=-1) <= tolerance).mean())
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (Debian: apt-get install chromium); "
-                                             "CI installs it")
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 def test_the_pages_render_in_a_browser_with_their_heatmaps(out: Path, tmp_path: Path):
     page = next((out / "feedback").glob("Bo *.html"))
     # The top of Bo's page: the score table, softmax, then the causal mask that sees the future.
