@@ -255,7 +255,7 @@ def _regrade(out_dir: Path, students: int) -> list[str]:
 
 def _written(assignment: Assignment, rows: list[_Row]) -> list[str]:
     """Per written question: how many answers are graded, and how many await a grader (those
-    that changed since they were graded among them), with a link to its grading page."""
+    that changed since they were graded among them), and where its grading page is."""
     if not assignment.written:
         return []
     out = ['<h2 id="written">Written answers</h2>', "<table><tr><th>question</th><th class=\"num\">points</th>"
@@ -264,12 +264,11 @@ def _written(assignment: Assignment, rows: list[_Row]) -> list[str]:
     for question in assignment.written:
         statuses = [status for r in rows for q, status in r.written if q == question.id]
         awaiting = sum(1 for status in statuses if status != "graded")
-        link = f"written/{quote(student_file(question.id, '.html'))}"
-        out.append(f'<tr><td><a href="{esc(link)}"><code>{esc(question.id)}</code></a></td>'
+        out.append(f'<tr><td><code>{esc(question.id)}</code></td>'
                    f'<td class="num">{fmt_points(question.points)}</td>'
                    f'<td class="num">{statuses.count("graded")}</td><td class="num">{awaiting}</td>'
                    f'<td class="num">{statuses.count("changed")}</td><td class="num">{statuses.count("missing")}</td>'
                    "</tr>")
-    out += ["</table>", "<p>Grade them in written.csv (or on each question's page) and run the grading again "
-            "with <code>--written</code>.</p>"]
+    out += ["</table>", "<p>Grade them in <code>written.csv</code> (each question's answers are on "
+            "<code>written/&lt;question&gt;.html</code>) and run the grading again with <code>--written</code>.</p>"]
     return out
