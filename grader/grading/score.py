@@ -65,9 +65,10 @@ def grade_submission(
 def written_answers(submission: Submission, bundle: Bundle) -> tuple[WrittenRow, ...]:
     """The submission's answer to each written question, as read, none graded yet (the run
     merges the marks: ``grader.written.merge``)."""
+    answers = {(source.notebook, found.question): found for source in submission.files for found in source.answers}
     rows = []
     for question in bundle.assignment.written:
-        found = next((a for a in submission.file(question.notebook).answers if a.question == question.id), None)
+        found = answers.get((question.notebook, question.id))
         answer = Answer.of(submission.student, question.id, found.text if found else None, found.note if found else "")
         rows.append(row_of(answer, None))
     return tuple(rows)

@@ -15,7 +15,7 @@ MAX_ANSWER_CHARS = 20_000  # a real answer is a paragraph; the rest would only c
 PLACEHOLDER = "YOUR ANSWER HERE"  # what nbgrader's release leaves in a markdown answer cell
 
 _MARKDOWN_CELL = re.compile(r"#\s*%%.*\[markdown\]")
-_CELL_MARK = re.compile(r"#\s*%%")
+_ANY_CELL = re.compile(r"#\s*%%")
 _ANSWER_LINE = re.compile(r"#\s*answer:\s*(\S+)\s*$")
 
 
@@ -48,7 +48,7 @@ def module_answers(text: str, questions: Sequence[str]) -> tuple[Extracted, ...]
     line is ``# answer: <id>``; the cell's other comment lines, their ``#`` taken off, are the answer."""
     sources: dict[str, list[str | None]] = {question: [] for question in questions}
     lines = text.replace("\r\n", "\n").split("\n")
-    starts = [i for i, line in enumerate(lines) if _CELL_MARK.match(line)]
+    starts = [i for i, line in enumerate(lines) if _ANY_CELL.match(line)]
     for start, end in zip(starts, [*starts[1:], len(lines)][:len(starts)], strict=True):
         if not _MARKDOWN_CELL.match(lines[start]):
             continue
