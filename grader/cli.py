@@ -66,6 +66,9 @@ def build_parser(prog: str = COMMAND) -> argparse.ArgumentParser:
     grade.add_argument("--canvas-column", metavar="NAME",
                        help="with --format canvas: the assignment's column to fill (its header, with or without "
                        "the ' (id)' Canvas appends)")
+    grade.add_argument("--written", type=Path, action="append", default=[], metavar="FILE",
+                       help="marks of the written answers to merge (repeatable): the run's written.csv filled in, "
+                       "or the grading page's downloads; the output folder's own written.csv is always read")
     grade.add_argument("--canvas-missing", choices=("blank", "zero"), default="blank",
                        help="with --format canvas: gradebook students without a submission get an empty cell "
                        "(default) or 0")
@@ -192,7 +195,7 @@ def _grade(args: argparse.Namespace) -> int:
     integrity = {"known_sources": args.known_sources}
     options = dict(seed=args.seed, jobs=args.jobs, scheduler=args.scheduler,
                    reporters=reports, reporter_options={"canvas": canvas, "integrity": integrity}, progress=progress,
-                   diagnose=not args.no_diagnose)
+                   diagnose=not args.no_diagnose, written=args.written)
     try:
         if args.nbgrader is not None:
             if args.submissions is not None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from .assignment.config import Assignment, Item
 from .lms.intake import LmsInfo
+from .written.model import Answer, Mark, WrittenRow, row_of
 
 
 @dataclass(frozen=True)
@@ -112,15 +113,33 @@ class SubmissionResult:
     items: tuple[ItemResult, ...]
     notebooks: tuple[NotebookResult, ...]
     seconds: float
+    # The written answers, one per question of the bundle, each beside its mark once the run has
+    # merged the marks (``grader.written.merge``): ``score`` counts the graded ones' points,
+    # ``max_score`` every question's.
+    written: tuple[WrittenRow, ...] = ()
+    written_max: float = 0.0  # the written questions' points, part of ``max_score``
+
+    @property
+    def items_score(self) -> float:
+        """The points the checks gave: what a platform that grades written answers itself gets."""
+        return round(self.score - sum(row.earned or 0.0 for row in self.written), 6)
+
+    @property
+    def items_max(self) -> float:
+        return self.max_score - self.written_max
 
     def to_json(self) -> dict[str, Any]:
         # What dataclasses.asdict gives, written out: asdict's deep copies cost a worker more
         # than some of the checks.
-        return {
+        data = {
             **vars(self),
             "items": [_item_json(item) for item in self.items],
             "notebooks": [{**vars(nb), "cell_errors": [list(e) for e in nb.cell_errors]} for nb in self.notebooks],
+            "written": [_written_json(row) for row in self.written],
         }
+        if not self.written:  # a bundle without written answers writes results.json as before them
+            del data["written"], data["written_max"]
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SubmissionResult:
@@ -134,13 +153,29 @@ class SubmissionResult:
             NotebookResult(**{**nb, "cell_errors": tuple((str(n), str(e)) for n, e in nb["cell_errors"])})
             for nb in data["notebooks"]
         )
-        return cls(**{**data, "items": items, "notebooks": notebooks})
+        written = tuple(_written_row(data["student"], row) for row in data.get("written", ()))
+        return cls(**{**data, "items": items, "notebooks": notebooks, "written": written})
 
     def item(self, name: str) -> ItemResult:
         for item in self.items:
             if item.name == name:
                 return item
         raise KeyError(name)
+
+
+def _written_json(row: WrittenRow) -> dict[str, Any]:
+    mark = row.mark
+    return {"question": row.answer.question, "text": row.answer.text, "digest": row.answer.digest,
+            "note": row.answer.note, "status": row.status, "earned": row.earned,
+            "mark": None if mark is None else {"points": mark.points, "rubric": list(mark.rubric),
+                                               "comment": mark.comment, "digest": mark.digest}}
+
+
+def _written_row(student: str, data: dict[str, Any]) -> WrittenRow:
+    answer = Answer(student, data["question"], data["text"], data["digest"], data.get("note", ""))
+    mark = data.get("mark")
+    return row_of(answer, None if mark is None else Mark(student, answer.question, float(mark["points"]),
+                                                         tuple(mark["rubric"]), mark["comment"], mark["digest"]))
 
 
 def _item_json(item: ItemResult) -> dict[str, Any]:
@@ -194,6 +229,7 @@ def zero_item(item: Item, why: str) -> ItemResult:
 
 
 def zero_submission(student: str, assignment: Assignment, why: str) -> SubmissionResult:
-    """A row for a student whose folder could not be graded at all."""
+    """A row for a student whose folder could not be graded at all (no answer read either)."""
     items = tuple(zero_item(item, why) for item in assignment.items)
-    return SubmissionResult(student, 0.0, assignment.max_score, items, (), 0.0)
+    written = tuple(row_of(Answer.of(student, question.id, None), None) for question in assignment.written)
+    return SubmissionResult(student, 0.0, assignment.total_points, items, (), 0.0, written, assignment.written_points)

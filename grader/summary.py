@@ -14,6 +14,11 @@ def fmt_points(value: float) -> str:
     return f"{value:g}"
 
 
+def fmt_earned(value: float | None) -> str:
+    """A written answer's points in a table: empty until a person has graded it."""
+    return "" if value is None else fmt_points(value)
+
+
 @dataclass(frozen=True)
 class Summary:
     students: int
@@ -28,12 +33,21 @@ class Summary:
     # More to hear, each section's lines as its stage wrote them: an LMS download's intake (which
     # file was taken, names not recognised), what an LMS reporter could not match, the regrade.
     notes: tuple[str, ...] = ()
+    awaiting: float = 0.0  # points of written answers no person has graded (for their text as it is)
+    answers_awaiting: int = 0
+    changed: int = 0  # of those, answers graded for an earlier text
 
     def lines(self) -> list[str]:
         out = [f"{counted(self.students, 'student')} graded; class mean {self.mean:.1f} / {fmt_points(self.max_score)}"]
         if self.students:
             width = max(len(name) for name, _ in self.pass_rates)
             out += [f"  {name:<{width}}  {rate:6.1%} full marks" for name, rate in self.pass_rates]
+        if self.answers_awaiting:
+            changed = f", {self.changed} of them changed since graded" if self.changed else ""
+            answers = counted(self.answers_awaiting, "written answer")
+            verb = "awaits" if self.awaiting == 1 else "await"
+            out.append(f"{counted(self.awaiting, 'point')} {verb} a grader ({answers}{changed}): fill in written.csv "
+                       "and grade again with --written")
         if self.file_problems:
             out.append("notebooks missing, taken under another name or place or among several, or unusable:")
             out += [f"  {line}" for line in self.file_problems]
@@ -64,10 +78,17 @@ class Tally:
         self.scores: list[float] = []
         self.full: dict[str, int] = {item.name: 0 for item in assignment.items}
         self.file_problems: list[str] = []
+        self.awaiting = 0.0
+        self.answers_awaiting = self.changed = 0
 
     def add(self, result: SubmissionResult) -> None:
         self.scores.append(result.score)
         self.file_problems += file_problems(result)
+        for row in result.written:
+            if row.earned is None:
+                self.awaiting += self.assignment.question(row.answer.question).points
+                self.answers_awaiting += 1
+                self.changed += row.status == "changed"
         earned = {item.name: item.earned for item in result.items}
         for item in self.assignment.items:
             if earned.get(item.name, 0.0) >= item.points:
@@ -77,4 +98,5 @@ class Tally:
         n = len(self.scores)
         rates = tuple((name, count / n if n else 0.0) for name, count in self.full.items())
         mean = sum(self.scores) / n if n else 0.0
-        return Summary(n, mean, self.assignment.max_score, rates, tuple(sorted(self.file_problems)))
+        return Summary(n, mean, self.assignment.total_points, rates, tuple(sorted(self.file_problems)),
+                       awaiting=self.awaiting, answers_awaiting=self.answers_awaiting, changed=self.changed)

@@ -21,6 +21,8 @@ pytest.importorskip("torch")
 
 BUNDLE = load_bundle(BUNDLE_PATH)
 SAMPLE = BUNDLE.root / "sample_class"
+# What every run of a bundle with written answers writes besides the formats chosen.
+WRITTEN_OUTPUTS = ["written", "written.csv"] if BUNDLE.assignment.written else []
 NUMPY_ITEMS = [item.name for item in BUNDLE.assignment.items_of("attention_numpy")]
 TORCH_ITEMS = [item.name for item in BUNDLE.assignment.items_of("attention_torch")]
 STUDENTS = sum(1 for _ in SAMPLE.iterdir())
@@ -68,10 +70,11 @@ def test_grades_csv_has_every_student_and_the_contract_columns(run):
     out, _ = run
     with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
         header = next(csv.reader(handle))
-    assert header == ["student", "score", "max_score", *NUMPY_ITEMS, *TORCH_ITEMS]
+    assert header == ["student", "score", "max_score", *NUMPY_ITEMS, *TORCH_ITEMS,
+                      *(question.id for question in BUNDLE.assignment.written)]
     grades = rows(out)
     assert sorted(grades) == sorted(p.name for p in SAMPLE.iterdir())
-    assert {row["max_score"] for row in grades.values()} == {f"{BUNDLE.assignment.max_score:g}"}
+    assert {row["max_score"] for row in grades.values()} == {f"{BUNDLE.assignment.total_points:g}"}
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +178,7 @@ def test_bad_input_is_a_clear_error(tmp_path: Path):
 
 def test_the_default_outputs_are_the_three_of_old(run):
     out = run[0]
-    assert sorted(p.name for p in out.iterdir()) == ["feedback", "grades.csv", "results.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["feedback", "grades.csv", "results.json", *WRITTEN_OUTPUTS]
 
 
 def test_formats_are_chosen_with_format_and_report_keeps_its_old_names(tmp_path: Path, expected):
@@ -189,7 +192,8 @@ def test_formats_are_chosen_with_format_and_report_keeps_its_old_names(tmp_path:
     proc = grade([str(class_dir), "--out", str(out), "--seed", "11", "--jobs", "1", "--format", "junit",
                   "--format", "prairielearn,gradescope", "--report", "grades-csv", "--assignment", str(BUNDLE_PATH)])
     assert proc.returncode == 0, proc.stderr
-    assert {p.name for p in out.iterdir()} == {"gradescope", "grades.csv", "junit.xml", "prairielearn"}
+    assert {p.name for p in out.iterdir()} == {"gradescope", "grades.csv", "junit.xml", "prairielearn",
+                                                *WRITTEN_OUTPUTS}
     suites = {s.name: s for s in junitparser.JUnitXml.fromfile(str(out / "junit.xml"))}
     assert set(suites) == {"Ada Lovelace", "Zoë Çelik"} and suites["Ada Lovelace"].failures == 0
     total = sum(expected["Zoë Çelik"].values())

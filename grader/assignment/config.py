@@ -118,6 +118,17 @@ class Assignment:
     def written_points(self) -> float:
         return sum(question.points for question in self.written)
 
+    @property
+    def total_points(self) -> float:
+        """Everything a student may earn: the items' points and the written answers'."""
+        return self.max_score + self.written_points
+
+    def question(self, question_id: str) -> WrittenQuestion:
+        for question in self.written:
+            if question.id == question_id:
+                return question
+        raise KeyError(question_id)
+
     def written_of(self, notebook: str) -> tuple[WrittenQuestion, ...]:
         return tuple(question for question in self.written if question.notebook == notebook)
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from .. import __version__
 from ..assignment.bundle import Bundle, Outline, load_bundle, read_outline
-from ..assignment.config import DEFAULT_ASSIGNMENT
+from ..assignment.config import DEFAULT_ASSIGNMENT, Assignment
 from ..extras import require_extra
 from ..lms.intake import LmsInfo, class_folder
 from ..outdir import check_out_dir, staged
@@ -33,6 +33,9 @@ from ..sandbox.paths import SCRATCH
 from ..sandbox.spec import Hello
 from ..submissions.load import ClassFolder, discover, student_id
 from ..summary import Summary, Tally
+from ..written.marks import Marks, WrittenError, read_marks
+from ..written.merge import merge
+from ..written.outputs import WrittenOutputs
 from .host import default_cpus, memory_warning
 from .job import Job, Pool, SubmissionFailed
 from .local import local
@@ -186,6 +189,7 @@ def grade_class(
     hide: Sequence[Path] = (),
     progress: Callable[[int, int], None] | None = None,
     diagnose: bool = True,
+    written: Sequence[Path] = (),
     log: Callable[[str], None] = _stderr,
 ) -> RunOutcome:
     """Grade every student folder of ``class_dir`` against the bundle at ``assignment_path``
@@ -195,7 +199,9 @@ def grade_class(
     ``stages`` (the nbgrader gradebook) get the same results; ``hide`` are more folders the
     sandboxes must not see (a course folder, with its solutions). When ``out_dir`` holds an
     earlier run, the new one is compared with it (``changes.csv``, the summary's regrade).
-    ``diagnose=False`` names no known mistakes (``grader.diagnosis.diagnose``)."""
+    ``diagnose=False`` names no known mistakes (``grader.diagnosis.diagnose``). ``written``:
+    files of marks of the written answers (``grader.written.marks``), merged over those the
+    output folder's written.csv holds."""
     class_dir, out_dir = Path(class_dir).resolve(), Path(out_dir).resolve()
     if out_dir == class_dir or class_dir in out_dir.parents:
         raise ValueError(f"{out_dir}: the output folder must not be inside the class folder {class_dir}")
@@ -219,6 +225,7 @@ def grade_class(
         found = discover(folder, outline.assignment.name, outline.assignment.notebooks)
         for skipped in found.skipped:
             log(f"skipped {skipped}")
+        marks = _marks(written, out_dir, outline.assignment, {student_id(f) for f in found.students})
         with staged(out_dir) as write_dir:
             # Opened first: a reporter's own input (the Canvas gradebook) is told before the workers start.
             outputs = [open_reporter(name, write_dir, **_options(name, reporter_options or {}, folder, reporters))
@@ -226,7 +233,7 @@ def grade_class(
             plan = _ClassPlan(download=class_dir, class_folder=folder, found=found, lms=lms, write_dir=write_dir,
                               previous=read_previous(out_dir), outputs=tuple(outputs), stages=tuple(stages),
                               hide=(out_dir, *hide, *download), seed=seed, examples=examples, behaviour=behaviour,
-                              diagnose=diagnose)
+                              diagnose=diagnose, marks=marks)
             with start_workers(outline, len(found.students), jobs=jobs, scheduler=scheduler, log=log) as workers:
                 outcome = _grade_class(load_bundle(outline), workers, plan, progress, log)
     return replace(outcome, out_dir=out_dir)  # the staged folder is out_dir now
@@ -249,6 +256,16 @@ class _ClassPlan:
     examples: bool
     behaviour: bool
     diagnose: bool
+    marks: Marks | None  # the written answers' marks; None when the bundle has no written answers
+
+
+def _marks(files: Sequence[Path], out_dir: Path, assignment: Assignment, students: set[str]) -> Marks | None:
+    """The marks to merge, read and checked before anything runs."""
+    if not assignment.written:
+        if files:
+            raise WrittenError(f"--written {files[0]}: the assignment {assignment.name} has no written answers")
+        return None
+    return read_marks(files, out_dir / "written.csv", assignment, students)
 
 
 def _grade_class(bundle: Bundle, workers: Workers, plan: _ClassPlan, progress: Callable[[int, int], None] | None,
@@ -266,10 +283,13 @@ def _grade_class(bundle: Bundle, workers: Workers, plan: _ClassPlan, progress: C
                        rung.notes, time.strftime("%Y-%m-%dT%H:%M:%S%z"), plan.lms)
         # The comparison closes first: its changes.csv is in the folder when the class report is written.
         comparison = None if plan.previous is None else Comparison(plan.previous, plan.write_dir)
-        reporters_and_stages = [*([comparison] if comparison else []), *plan.outputs, *plan.stages]
+        written = [WrittenOutputs(plan.write_dir)] if plan.marks is not None else []
+        reporters_and_stages = [*([comparison] if comparison else []), *plan.outputs, *plan.stages, *written]
         for output in reporters_and_stages:
             output.start(bundle, info)
         for done, result in enumerate(grade(run, folders, log), start=1):
+            if plan.marks is not None:
+                result = merge(result, plan.marks)
             for output in reporters_and_stages:
                 output.add(result)
             tally.add(result)
@@ -277,8 +297,8 @@ def _grade_class(bundle: Bundle, workers: Workers, plan: _ClassPlan, progress: C
                 progress(done, len(folders))
         for output in reporters_and_stages:
             output.close()
-    notes = [*(plan.lms.notes if plan.lms else ()), *(line for output in plan.outputs
-                                                       for line in getattr(output, "summary_lines", list)())]
+    notes = [*(plan.lms.notes if plan.lms else ()), *(plan.marks.summary_lines() if plan.marks else ()),
+             *(line for output in plan.outputs for line in getattr(output, "summary_lines", list)())]
     if comparison is not None and comparison.regrade is not None:
         notes += comparison.regrade.lines()
     summary = replace(tally.summary(), skipped=plan.found.skipped, notes=tuple(notes))

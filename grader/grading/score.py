@@ -22,6 +22,7 @@ from ..diagnosis.record import Recording
 from ..results import CheckResult, Diagnosis, ItemResult, NotebookResult, SubmissionResult, zero_item
 from ..runners.protocol import ItemOutput, Runner, RunnerFactory, RunnerLost
 from ..submissions.load import SourceFile, Submission
+from ..written.model import Answer, WrittenRow, row_of
 
 # The known mistakes that explain an item's lost points, from what its checks asked and got
 # (``grader.diagnosis.diagnose.Diagnoser.diagnose``).
@@ -52,11 +53,25 @@ def grade_submission(
     return SubmissionResult(
         student=submission.student,
         score=round(sum(r.earned for r in items), 6),
-        max_score=assignment.max_score,
+        max_score=assignment.total_points,
         items=tuple(items),
         notebooks=tuple(notebooks),
         seconds=round(time.perf_counter() - started, 4),
+        written=written_answers(submission, bundle),
+        written_max=assignment.written_points,
     )
+
+
+def written_answers(submission: Submission, bundle: Bundle) -> tuple[WrittenRow, ...]:
+    """The submission's answer to each written question, as read, none graded yet (the run
+    merges the marks: ``grader.written.merge``)."""
+    answers = {(source.notebook, found.question): found for source in submission.files for found in source.answers}
+    rows = []
+    for question in bundle.assignment.written:
+        found = answers.get((question.notebook, question.id))
+        answer = Answer.of(submission.student, question.id, found.text if found else None, found.note if found else "")
+        rows.append(row_of(answer, None))
+    return tuple(rows)
 
 
 def _grade_notebook(

@@ -107,7 +107,8 @@ def grade_folder(folder: str, job: Job) -> str:
     bundle = state.bundle
     started = time.perf_counter()
     assignment = bundle.assignment
-    submission = load_submission(Path(folder), assignment.name, assignment.notebooks)
+    written = {nb: tuple(q.id for q in assignment.written_of(nb)) for nb in assignment.notebooks}
+    submission = load_submission(Path(folder), assignment.name, assignment.notebooks, written)
 
     def open_runner(source: SourceFile) -> SandboxRunner:
         # The public examples have a time limit of their own: their CPU time is budgeted like an item's.

@@ -4,8 +4,22 @@ in one line, and whether an item was attempted."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
+from ..assignment.config import WrittenQuestion
 from ..results import CheckResult, ItemResult, NotebookResult, SubmissionResult
+from ..written.model import WrittenRow
+
+AWAITS = "awaits a grader"  # a written answer no person has graded yet, in every format
+
+
+def graded_elsewhere(result: SubmissionResult, platform: str) -> list[str]:
+    """What a platform that grades written answers by hand itself tells the student of them:
+    its score is the checks' alone."""
+    if not result.written:
+        return []
+    ids = ", ".join(row.answer.question for row in result.written)
+    return [f"Written answers ({ids}) are graded by hand in {platform}, beside this score."]
 
 
 def not_attempted(item: ItemResult) -> bool:
@@ -67,3 +81,14 @@ def ran_after(nb: NotebookResult, cell: str) -> str:
 def all_unusable(result: SubmissionResult) -> bool:
     """Nothing of the submission could be graded: no notebook could be read or loaded."""
     return not result.notebooks or all(nb.failure for nb in result.notebooks)
+
+
+def written_points(row: WrittenRow, questions: Sequence[WrittenQuestion]) -> str:
+    """A written answer's points as every feedback format shows them: "1.5 / 2" once graded,
+    else that it awaits a grader (again, when it changed since it was graded)."""
+    most = next((q.points for q in questions if q.id == row.answer.question), None)
+    if row.earned is not None:
+        return f"{row.earned:g}" + ("" if most is None else f" / {most:g}")
+    if row.status == "changed":
+        return f"changed since it was graded: {AWAITS} again"
+    return f"no answer found: {AWAITS}" if row.status == "missing" else AWAITS

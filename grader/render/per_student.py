@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ..assignment.bundle import Bundle
+from ..assignment.config import WrittenQuestion
 from ..results import RunInfo, SubmissionResult
 from .filenames import safe_name
 
@@ -27,12 +28,14 @@ class FilePerStudent(ABC):
 
     def __init__(self, out_dir: Path) -> None:
         self.folder = out_dir / self.folder_name
+        self.questions: tuple[WrittenQuestion, ...] = ()  # the bundle's written questions, once started
 
     @abstractmethod
     def text(self, result: SubmissionResult) -> str:
         """The student's file."""
 
     def start(self, bundle: Bundle, run: RunInfo) -> None:
+        self.questions = bundle.assignment.written
         self.folder.mkdir(parents=True, exist_ok=True)
 
     def add(self, result: SubmissionResult) -> None:

@@ -8,6 +8,11 @@ changes nothing else. A student is matched by Canvas's user id when the class wa
 download; otherwise by the student's id equal to one of ``ID``, ``SIS User ID``,
 ``SIS Login ID`` or ``Student``. Students of the gradebook without a submission get 0 or an
 empty cell (``missing``); submissions that match no student are listed in the summary.
+
+The assignment column holds the checks' points. Each written answer that a person has graded
+for at least one student gets a column of its own, ``<id> (written)`` (an import makes it an
+assignment of its own), filled where graded and empty where the answer awaits a grader: Canvas
+adds the two up, as grades.csv's ``score`` does.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from ..lms.intake import LmsInfo
 from ..lms.names import CANVAS
 from ..render.csv_cells import csv_text
 from ..results import RunInfo, SubmissionResult
-from ..summary import fmt_points
+from ..summary import fmt_earned, fmt_points
 
 IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Integration ID", "Root Account", "Section")
 MATCHED_BY = ("ID", "SIS User ID", "SIS Login ID", "Student")
@@ -111,12 +116,15 @@ class CanvasGradebook:
         self.lms: LmsInfo | None = None
         self.max_score = 0.0
         self.scores: dict[int, float] = {}  # gradebook row -> score
+        self.written: dict[int, dict[str, float]] = {}  # gradebook row -> written answer -> points, once graded
+        self.questions: tuple[str, ...] = ()
         self.unmatched: list[str] = []
         self.ambiguous: list[str] = []
 
     def start(self, bundle: Bundle, run: RunInfo) -> None:
         self.lms = run.lms if run.lms is not None and run.lms.system == CANVAS else None
         self.max_score = bundle.assignment.max_score
+        self.questions = tuple(question.id for question in bundle.assignment.written)
         self.path.parent.mkdir(parents=True, exist_ok=True)
 
     def add(self, result: SubmissionResult) -> None:
@@ -126,7 +134,9 @@ class CanvasGradebook:
         else:
             rows = self.book.find(result.student)
         if len(rows) == 1:
-            self.scores[rows[0]] = result.score
+            self.scores[rows[0]] = result.items_score
+            self.written[rows[0]] = {row.answer.question: row.earned for row in result.written
+                                     if row.earned is not None}
         elif rows:
             self.ambiguous.append(result.student)
         else:
@@ -134,7 +144,8 @@ class CanvasGradebook:
 
     def close(self) -> None:
         book = self.book
-        rows = [[book.header[i] for i in book.keep]]
+        graded = [q for q in self.questions if any(q in points for points in self.written.values())]
+        rows = [[book.header[i] for i in book.keep] + [written_column(q) for q in graded]]
         for number, row in enumerate(book.rows):
             row = list(row)
             if book.is_student(row):
@@ -142,7 +153,8 @@ class CanvasGradebook:
                     row[book.index] = fmt_points(self.scores[number])
                 else:
                     row[book.index] = "0" if self.missing == "zero" else ""
-            rows.append([row[i] for i in book.keep])
+            points = self.written.get(number, {})
+            rows.append([row[i] for i in book.keep] + [fmt_earned(points.get(q)) for q in graded])
         self.path.write_text(csv_text(rows), encoding="utf-8", newline="")
 
     def summary_lines(self) -> list[str]:
@@ -163,3 +175,8 @@ class CanvasGradebook:
             lines.append(f"  submissions that match more than one student, left out ({len(self.ambiguous)}): "
                          + ", ".join(sorted(self.ambiguous)))
         return lines
+
+
+def written_column(question: str) -> str:
+    """The header of a written answer's own column (in canvas.csv and moodle.csv)."""
+    return f"{question} (written)"

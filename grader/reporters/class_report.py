@@ -44,6 +44,7 @@ class _Row:
     stopped: tuple[tuple[str, str], ...]  # (item, why) for items the runner could not finish
     problems: tuple[str, ...]  # notebooks missing, renamed or unusable
     diagnosed: Diagnosed = ()  # the known mistakes that explain its failures
+    written: tuple[tuple[str, str], ...] = ()  # (question, status) of each written answer
 
 
 class ClassReport:
@@ -75,7 +76,7 @@ class ClassReport:
         self.rows.append(_Row(result.student, result.score, result.seconds,
                               frozenset(i.name for i in result.items if i.earned >= i.points),
                               tuple(failed), tuple(unattempted), tuple(stopped), tuple(file_problems(result)),
-                              diagnosed(result)))
+                              diagnosed(result), tuple((w.answer.question, w.status) for w in result.written)))
 
     def close(self) -> None:
         assert self.assignment is not None and self.run is not None, "start() first"
@@ -89,11 +90,12 @@ def class_report(assignment: Assignment, run: RunInfo, rows: list[_Row], out_dir
     n = len(rows)
     mean = sum(r.score for r in rows) / n if n else 0.0
     body = [f"<h1>Class report: {esc(assignment.name)}</h1>",
-            f"<p>{counted(n, 'student')} graded; class mean {mean:.1f} / {fmt_points(assignment.max_score)}; "
+            f"<p>{counted(n, 'student')} graded; class mean {mean:.1f} / {fmt_points(assignment.total_points)}; "
             f"seed {run.seed}; started {esc(run.started)}.</p>",
             *(['<p><a href="integrity.html">Who shared work</a>: the pairs of students whose submissions share '
                "uncommon code or wrong outputs, for a person to look.</p>"] if integrity else []),
-            '<h2 id="scores">Scores</h2>', _histogram([r.score for r in rows], assignment.max_score)]
+            '<h2 id="scores">Scores</h2>', _histogram([r.score for r in rows], assignment.total_points)]
+    body += _written(assignment, rows)
     body += _regrade(out_dir, n)
     body += _failure_rates(assignment, rows)
     body += _messages(rows)
@@ -248,4 +250,25 @@ def _regrade(out_dir: Path, students: int) -> list[str]:
     out = ['<h2 id="regrade">Regrade</h2>', f"<p>{esc(regrade.headline())}; the list is in changes.csv.</p>"]
     if regrade.changes:
         out += ["<ul>", *(f"<li>{esc(change.line())}</li>" for change in regrade.changes), "</ul>"]
+    return out
+
+
+def _written(assignment: Assignment, rows: list[_Row]) -> list[str]:
+    """Per written question: how many answers are graded, and how many await a grader (those
+    that changed since they were graded among them), and where its grading page is."""
+    if not assignment.written:
+        return []
+    out = ['<h2 id="written">Written answers</h2>', "<table><tr><th>question</th><th class=\"num\">points</th>"
+           '<th class="num">graded</th><th class="num">awaiting a grader</th><th class="num">changed since graded</th>'
+           '<th class="num">no answer</th></tr>']
+    for question in assignment.written:
+        statuses = [status for r in rows for q, status in r.written if q == question.id]
+        awaiting = sum(1 for status in statuses if status != "graded")
+        out.append(f'<tr><td><code>{esc(question.id)}</code></td>'
+                   f'<td class="num">{fmt_points(question.points)}</td>'
+                   f'<td class="num">{statuses.count("graded")}</td><td class="num">{awaiting}</td>'
+                   f'<td class="num">{statuses.count("changed")}</td><td class="num">{statuses.count("missing")}</td>'
+                   "</tr>")
+    out += ["</table>", "<p>Grade them in <code>written.csv</code> (each question's answers are on "
+            "<code>written/&lt;question&gt;.html</code>) and run the grading again with <code>--written</code>.</p>"]
     return out

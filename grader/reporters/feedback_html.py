@@ -6,9 +6,11 @@ public examples (``wants_examples``)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 
-from ..render.feedback_text import NOT_ATTEMPTED, error_summary, not_attempted, ran_after
+from ..assignment.config import WrittenQuestion
+from ..render.feedback_text import NOT_ATTEMPTED, error_summary, not_attempted, ran_after, written_points
 from ..render.html import esc, page, picture_figure
 from ..render.per_student import FilePerStudent
 from ..results import ItemResult, Picture, SubmissionResult
@@ -20,10 +22,10 @@ class FeedbackHtml(FilePerStudent):
     wants_examples = True
 
     def text(self, result: SubmissionResult) -> str:
-        return feedback_html(result)
+        return feedback_html(result, self.questions)
 
 
-def feedback_html(result: SubmissionResult) -> str:
+def feedback_html(result: SubmissionResult, questions: Sequence[WrittenQuestion] = ()) -> str:
     """The student's feedback page: score, each item's checks, pictures and printed output."""
     body = [f"<h1>Feedback for {esc(result.student)}</h1>",
             f"<p><strong>Score: {fmt_points(result.score)} / {fmt_points(result.max_score)}</strong></p>"]
@@ -38,6 +40,7 @@ def feedback_html(result: SubmissionResult) -> str:
     body += [f'<tr><td><a href="#{_anchor(item.name)}"><code>{esc(item.name)}</code></a></td><td class="num">'
              f"{fmt_points(item.earned)} / {fmt_points(item.points)}</td></tr>" for item in result.items]
     body.append("</table>")
+    body += _written(result, questions)
     unusable = {nb.failure for nb in result.notebooks if nb.failure}
     for number, item in enumerate(result.items):
         body += _item(item, item.error in unusable and item.error is not None, number)
@@ -100,3 +103,20 @@ def _same(a: Picture, b: Picture) -> bool:
 
 def _anchor(name: str) -> str:
     return "item-" + "".join(c if c.isalnum() or c in "-_" else "-" for c in name)
+
+
+def _written(result: SubmissionResult, questions: Sequence[WrittenQuestion]) -> list[str]:
+    """The written answers' points, each grader's comment and what the reading found amiss."""
+    if not result.written:
+        return []
+    out = ["<table>", '<tr><th>written answer</th><th class="num">points</th></tr>']
+    out += [f'<tr><td><code>{esc(row.answer.question)}</code></td><td class="num">'
+            f"{esc(written_points(row, questions))}</td></tr>" for row in result.written]
+    out.append("</table>")
+    for row in result.written:
+        if row.mark is not None and row.earned is not None and row.mark.comment:
+            out.append(f"<p>Comment on <code>{esc(row.answer.question)}</code>:</p>"
+                       f"<pre>{esc(row.mark.comment)}</pre>")
+        if row.answer.note:
+            out.append(f'<p class="problem"><code>{esc(row.answer.question)}</code>: {esc(row.answer.note)}</p>')
+    return out

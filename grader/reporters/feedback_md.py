@@ -6,7 +6,10 @@ or HTML of the student's."""
 
 from __future__ import annotations
 
-from ..render.feedback_text import NOT_ATTEMPTED, error_summary, not_attempted, ran_after
+from collections.abc import Sequence
+
+from ..assignment.config import WrittenQuestion
+from ..render.feedback_text import NOT_ATTEMPTED, error_summary, not_attempted, ran_after, written_points
 from ..render.markdown import md_block, md_code, md_inline
 from ..render.per_student import FilePerStudent
 from ..results import CheckResult, SubmissionResult
@@ -17,11 +20,12 @@ class FeedbackMarkdown(FilePerStudent):
     folder_name, suffix = "feedback", ".md"
 
     def text(self, result: SubmissionResult) -> str:
-        return feedback(result)
+        return feedback(result, self.questions)
 
 
-def feedback(result: SubmissionResult) -> str:
-    """The student's feedback in Markdown: what passed, which property failed and how."""
+def feedback(result: SubmissionResult, questions: Sequence[WrittenQuestion] = ()) -> str:
+    """The student's feedback in Markdown: what passed, which property failed and how; each
+    written answer's points and comment, or that it awaits a grader."""
     lines = [f"# Feedback for {md_inline(result.student)}", "",
              f"**Score: {fmt_points(result.score)} / {fmt_points(result.max_score)}**", ""]
     for nb in result.notebooks:
@@ -35,6 +39,7 @@ def feedback(result: SubmissionResult) -> str:
     lines += [f"| {md_code(item.name)} | {fmt_points(item.earned)} / {fmt_points(item.points)} |"
               for item in result.items]
     lines.append("")
+    lines += _written(result, questions)
     unusable = {nb.failure for nb in result.notebooks if nb.failure}
     for item in result.items:
         failed = [c for c in item.checks if not c.passed]
@@ -63,3 +68,21 @@ def _check(c: CheckResult) -> list[str]:
     if len(c.message.splitlines()) <= 1:
         return [f"{line}: {md_inline(c.message)}"]
     return [f"{line}:", "", *md_block(c.message, indent="  "), ""]
+
+
+def _written(result: SubmissionResult, questions: Sequence[WrittenQuestion]) -> list[str]:
+    """The written answers: a table of their points, then each grader's comment (a person's
+    text, shown as written) and what the reading of the answer found amiss."""
+    if not result.written:
+        return []
+    lines = ["| written answer | points |", "| --- | --- |"]
+    lines += [f"| {md_code(row.answer.question)} | {md_inline(written_points(row, questions))} |"
+              for row in result.written]
+    lines.append("")
+    for row in result.written:
+        comment = row.mark.comment if row.mark is not None and row.earned is not None else ""
+        if comment:
+            lines += [f"Comment on {md_code(row.answer.question)}:", "", *md_block(comment), ""]
+        if row.answer.note:
+            lines += [f"> {md_code(row.answer.question)}: {md_inline(row.answer.note)}", ""]
+    return lines

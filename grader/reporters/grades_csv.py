@@ -1,7 +1,9 @@
-"""``grades.csv``: ``student, score, max_score``, then one column per graded item, sorted by
-student; written whole at the end (only one small row per student is kept until then). When
-the class was a Canvas or Moodle download, a last column ``late`` (``true``, ``false``, or
-empty where the download does not say): the contract's columns come first, unchanged."""
+"""``grades.csv``: ``student, score, max_score``, then one column per graded item, then one per
+written answer (its id; empty until a person has graded it: ``score`` counts the graded points,
+``max_score`` every point), sorted by student; written whole at the end (only one small row per
+student is kept until then). When the class was a Canvas or Moodle download, a last column
+``late`` (``true``, ``false``, or empty where the download does not say): the contract's
+columns come first, unchanged."""
 
 from __future__ import annotations
 
@@ -12,13 +14,13 @@ from ..assignment.config import Assignment
 from ..lms.intake import LmsInfo
 from ..render.csv_cells import csv_text
 from ..results import RunInfo, SubmissionResult
-from ..summary import fmt_points
+from ..summary import fmt_earned, fmt_points
 
 
 class GradesCsv:
     def __init__(self, out_dir: Path) -> None:
         self.path = out_dir / "grades.csv"
-        self.rows: list[tuple[str, float, list[float]]] = []
+        self.rows: list[tuple[str, float, list[float], list[str]]] = []
         self.assignment: Assignment | None = None
         self.lms: LmsInfo | None = None
 
@@ -30,15 +32,20 @@ class GradesCsv:
     def add(self, result: SubmissionResult) -> None:
         assert self.assignment is not None, "start() first"
         by_item = {item.name: item.earned for item in result.items}
-        self.rows.append((result.student, result.score, [by_item.get(i.name, 0.0) for i in self.assignment.items]))
+        by_question = {row.answer.question: row.earned for row in result.written}
+        written = [fmt_earned(by_question.get(question.id)) for question in self.assignment.written]
+        self.rows.append((result.student, result.score, [by_item.get(i.name, 0.0) for i in self.assignment.items],
+                          written))
 
     def close(self) -> None:
         assert self.assignment is not None, "start() first"
         self.rows.sort(key=lambda row: row[0])
         late = ["late"] if self.lms is not None else []
-        header = ["student", "score", "max_score", *(i.name for i in self.assignment.items), *late]
-        rows = [[student, fmt_points(score), fmt_points(self.assignment.max_score), *(fmt_points(p) for p in items),
-                 *self._late(student)] for student, score, items in self.rows]
+        header = ["student", "score", "max_score", *(i.name for i in self.assignment.items),
+                  *(question.id for question in self.assignment.written), *late]
+        total = fmt_points(self.assignment.total_points)
+        rows = [[student, fmt_points(score), total, *(fmt_points(p) for p in items), *written, *self._late(student)]
+                for student, score, items, written in self.rows]
         self.path.write_text(csv_text([header, *rows]), encoding="utf-8", newline="")
 
     def _late(self, student: str) -> list[str]:

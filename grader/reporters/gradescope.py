@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..render.feedback_text import check_output, submission_notes
+from ..render.feedback_text import check_output, graded_elsewhere, submission_notes
 from ..render.per_student import JsonPerStudent
 from ..results import SubmissionResult
 from ..summary import fmt_points
@@ -23,18 +23,19 @@ class Gradescope(JsonPerStudent):
 
 
 def results(result: SubmissionResult) -> dict[str, Any]:
-    """The student's results in Gradescope's format."""
+    """The student's results in Gradescope's format: the checks' points alone, as Gradescope
+    grades the written answers in manually graded questions of its own."""
     tests = [
         {"name": f"{item.name}: {check.name}", "score": check.earned, "max_score": check.points,
          "status": "passed" if check.passed else "failed", "output": check_output(item, check),
          "visibility": "visible"}
         for item in result.items for check in item.checks
     ]
-    notes = submission_notes(result)
+    notes = [*submission_notes(result), *graded_elsewhere(result, "Gradescope")]
     return {
-        "score": result.score,
+        "score": result.items_score,
         "execution_time": math.ceil(result.seconds),
-        "output": "\n".join([f"Score: {fmt_points(result.score)} / {fmt_points(result.max_score)}", *notes]),
+        "output": "\n".join([f"Score: {fmt_points(result.items_score)} / {fmt_points(result.items_max)}", *notes]),
         # Plain text, never Markdown or HTML: the outputs hold the student's messages.
         "output_format": "text", "test_output_format": "text", "test_name_format": "text",
         # Only the tests are for the student: the log names the grader's paths and settings.

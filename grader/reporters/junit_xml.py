@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..assignment.bundle import Bundle
-from ..render.feedback_text import check_output, submission_notes
+from ..render.feedback_text import check_output, submission_notes, written_points
 from ..render.words import counted
 from ..results import RunInfo, SubmissionResult
 from ..summary import fmt_points
@@ -63,11 +63,13 @@ class JUnitXml:
 
 
 def testsuite(assignment: str, result: SubmissionResult) -> ET.Element:
-    """One student's suite: a test case per check, failures with the property's message."""
+    """One student's suite: a test case per check, failures with the property's message; a case
+    per written answer, skipped while it awaits a grader."""
     checks = [(item, check) for item in result.items for check in item.checks]
     failed = sum(1 for _, check in checks if not check.passed)
-    suite = ET.Element("testsuite", name=xml_text(result.student), tests=str(len(checks)),
-                       failures=str(failed), errors="0", skipped="0", time=f"{result.seconds:.3f}")
+    awaiting = sum(1 for row in result.written if row.earned is None)
+    suite = ET.Element("testsuite", name=xml_text(result.student), tests=str(len(checks) + len(result.written)),
+                       failures=str(failed), errors="0", skipped=str(awaiting), time=f"{result.seconds:.3f}")
     properties = ET.SubElement(suite, "properties")
     for name, value in (("score", result.score), ("max_score", result.max_score)):
         ET.SubElement(properties, "property", name=name, value=fmt_points(value))
@@ -77,6 +79,13 @@ def testsuite(assignment: str, result: SubmissionResult) -> ET.Element:
             message = xml_text(check_output(item, check))
             failure = ET.SubElement(case, "failure", message=message, type="CheckFailed")
             failure.text = f"{message}\n(0 of {counted(check.points, 'point')})"
+    for row in result.written:
+        case = ET.SubElement(suite, "testcase", name=xml_text(row.answer.question), classname=f"{assignment}.written",
+                             time="0")
+        if row.earned is None:
+            ET.SubElement(case, "skipped", message=written_points(row, ()))
+        else:
+            ET.SubElement(case, "system-out").text = f"{counted(row.earned, 'point')}, given by a person"
     printed = [f"{item.name} printed:\n{item.output}" for item in result.items if item.output]
     notes = submission_notes(result)
     if notes or printed:

@@ -7,6 +7,10 @@ assignment's "Upload grading worksheet" matches; otherwise it is the student's i
 name), which the gradebook's CSV import maps to ``username``, ``useridnumber`` or
 ``useremail``, whichever the folders are named by. ``Feedback comments`` holds the first
 lines of the student's feedback: the score and each item that lost points, with why.
+
+``Grade`` is the checks' points. Each written answer that a person has graded for at least one
+student gets a column of its own after those, ``<id> (written)``, filled where graded and
+empty where the answer awaits a grader (the gradebook's import maps it to a grade item).
 """
 
 from __future__ import annotations
@@ -17,9 +21,10 @@ from ..assignment.bundle import Bundle
 from ..lms.intake import LmsInfo
 from ..lms.names import MOODLE
 from ..render.csv_cells import csv_text
-from ..render.feedback_text import check_output, submission_notes
+from ..render.feedback_text import check_output, submission_notes, written_points
 from ..results import RunInfo, SubmissionResult
-from ..summary import fmt_points
+from ..summary import fmt_earned, fmt_points
+from .canvas import written_column
 
 COLUMNS = ["Identifier", "Full name", "Grade", "Maximum Grade", "Feedback comments"]
 FEEDBACK_LINES = 6  # the comment's lines; the rest is in the student's feedback file
@@ -29,9 +34,10 @@ LINE_CHARS = 240
 def feedback_lines(result: SubmissionResult, limit: int = FEEDBACK_LINES) -> list[str]:
     """The first lines of the feedback: the score, then each item short of full marks (and
     each notebook that could not be used) with the first reason."""
-    lines = [f"Score: {fmt_points(result.score)} / {fmt_points(result.max_score)}"]
+    lines = [f"Score: {fmt_points(result.items_score)} / {fmt_points(result.items_max)}"]
     notes = submission_notes(result)
     lines += notes
+    lines += [f"written answer {row.answer.question}: {written_points(row, ())}" for row in result.written]
     unusable = {nb.failure for nb in result.notebooks if nb.failure}
     for item in result.items:
         if item.earned >= item.points or item.error in unusable:
@@ -50,20 +56,28 @@ class MoodleGrades:
     def __init__(self, out_dir: Path) -> None:
         self.path = out_dir / "moodle.csv"
         self.lms: LmsInfo | None = None
-        self.rows: list[list[str]] = []
+        # (student, the row, its written answers' points once graded)
+        self.rows: list[tuple[str, list[str], dict[str, float]]] = []
+        self.questions: tuple[str, ...] = ()
         self.max_score = 0.0
 
     def start(self, bundle: Bundle, run: RunInfo) -> None:
         self.lms = run.lms if run.lms is not None and run.lms.system == MOODLE else None
         self.max_score = bundle.assignment.max_score
+        self.questions = tuple(question.id for question in bundle.assignment.written)
         self.path.parent.mkdir(parents=True, exist_ok=True)
 
     def add(self, result: SubmissionResult) -> None:
         found = self.lms.student(result.student) if self.lms is not None else None
         identifier, name = (f"Participant {found.lms_id}", found.name) if found else (result.student, result.student)
-        self.rows.append([identifier, name, fmt_points(result.score), fmt_points(self.max_score),
-                          "\n".join(feedback_lines(result)), result.student])
+        row = [identifier, name, fmt_points(result.items_score), fmt_points(self.max_score),
+               "\n".join(feedback_lines(result))]
+        self.rows.append((result.student, row, {w.answer.question: w.earned for w in result.written
+                                                if w.earned is not None}))
 
     def close(self) -> None:
-        self.rows.sort(key=lambda row: row[-1])
-        self.path.write_text(csv_text([COLUMNS, *(row[:-1] for row in self.rows)]), encoding="utf-8", newline="")
+        self.rows.sort(key=lambda row: row[0])
+        graded = [q for q in self.questions if any(q in points for _, _, points in self.rows)]
+        header = COLUMNS + [written_column(q) for q in graded]
+        rows = [row + [fmt_earned(points.get(q)) for q in graded] for _, row, points in self.rows]
+        self.path.write_text(csv_text([header, *rows]), encoding="utf-8", newline="")

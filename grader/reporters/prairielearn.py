@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..render.feedback_text import all_unusable, check_message, check_output, submission_notes
+from ..render.feedback_text import all_unusable, check_message, check_output, graded_elsewhere, submission_notes
 from ..render.per_student import JsonPerStudent
 from ..results import SubmissionResult
 from ..summary import fmt_points
@@ -22,19 +22,20 @@ class PrairieLearn(JsonPerStudent):
 
 
 def results(result: SubmissionResult) -> dict[str, Any]:
-    """The student's results in PrairieLearn's format."""
-    notes = submission_notes(result)
+    """The student's results in PrairieLearn's format: the checks' points alone, as
+    PrairieLearn grades the written answers by hand (its manual grading) itself."""
+    notes = [*submission_notes(result), *graded_elsewhere(result, "PrairieLearn")]
     tests = [
         {"name": f"{item.name}: {check.name}", "description": f"{item.name} ({item.notebook})",
          "points": check.earned, "max_points": check.points, "output": check_output(item, check),
          "message": "" if check.passed else check_message(item, check)}
         for item in result.items for check in item.checks
     ]
-    score = result.score / result.max_score if result.max_score > 0 else 0.0
+    score = result.items_score / result.items_max if result.items_max > 0 else 0.0
     return {
         "gradable": not all_unusable(result),
         "score": min(1.0, max(0.0, score)),
-        "message": f"Score: {fmt_points(result.score)} / {fmt_points(result.max_score)}",
+        "message": f"Score: {fmt_points(result.items_score)} / {fmt_points(result.items_max)}",
         "output": "\n".join(notes),
         "tests": tests,
     }

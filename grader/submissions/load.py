@@ -20,7 +20,9 @@ import stat
 import unicodedata
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
+from ..written.extract import Extracted, module_answers, notebook_answers
 from .files import Refused, TooLarge, read_submitted
 from .modulecells import module_cells
 
@@ -57,6 +59,7 @@ class SourceFile:
     cells: tuple[Cell, ...]
     problem: str | None = None
     note: str | None = None  # which file was taken, when it is not the expected one
+    answers: tuple[Extracted, ...] = ()  # its written answers, as read (``grader.written.extract``)
 
 
 @dataclass(frozen=True)
@@ -125,13 +128,15 @@ def student_id(folder: Path) -> str:
     return os.fsencode(folder.name).decode("utf-8", errors="replace")
 
 
-def load_submission(folder: Path, assignment: str, notebooks: tuple[str, ...]) -> Submission:
-    """A student's submission; ``folder`` lies in the class folder, which is trusted as given."""
+def load_submission(folder: Path, assignment: str, notebooks: tuple[str, ...],
+                    written: dict[str, tuple[str, ...]] | None = None) -> Submission:
+    """A student's submission; ``folder`` lies in the class folder, which is trusted as given.
+    ``written``: a notebook's written answers' ids, read from it as well."""
     folder = Path(folder)
     if _is_link(folder):
         why = f"the student's folder {folder.name} is a symbolic link: not read; submit the files themselves"
         return Submission(student_id(folder), folder, tuple(SourceFile(nb, None, (), why) for nb in notebooks))
-    files = tuple(_load_notebook(folder, assignment, nb) for nb in notebooks)
+    files = tuple(_load_notebook(folder, assignment, nb, (written or {}).get(nb, ())) for nb in notebooks)
     if files and all(f.path is None for f in files):  # nothing found: say what was there instead
         held = _holds(folder)
         files = tuple(replace(f, problem=f"{f.problem} ({held})") for f in files)
@@ -284,22 +289,29 @@ def _files(folder: Path, depth: int) -> list[Path]:
     return found
 
 
-def _load_notebook(folder: Path, assignment: str, notebook: str) -> SourceFile:
+def _load_notebook(folder: Path, assignment: str, notebook: str, questions: tuple[str, ...] = ()) -> SourceFile:
     found = find_notebook(folder, assignment, notebook)
     if found is None:
         return SourceFile(notebook, None, (), f"{notebook}.ipynb was not submitted")
     rel = str(found.path.relative_to(folder))
     try:
-        cells = read_cells(found.path, within=folder.parent)
+        cells, answers = read_source(found.path, folder.parent, questions)
     except Refused as exc:  # a link, a FIFO: the reason follows the file's name
         return SourceFile(notebook, rel, (), f"{rel} {exc}", found.note)
     except ValueError as exc:
         return SourceFile(notebook, rel, (), f"{rel} could not be read: {exc}", found.note)
-    return SourceFile(notebook, rel, cells, None, found.note)
+    return SourceFile(notebook, rel, cells, None, found.note, answers)
 
 
 def read_cells(path: Path, within: Path | None = None) -> tuple[Cell, ...]:
-    """The code cells of a notebook, or of a ``.py`` module (``module_cells``), as written.
+    """The code cells of a notebook, or of a ``.py`` module: ``read_source``'s, without answers."""
+    return read_source(path, within)[0]
+
+
+def read_source(path: Path, within: Path | None = None,
+                questions: tuple[str, ...] = ()) -> tuple[tuple[Cell, ...], tuple[Extracted, ...]]:
+    """The code cells of a notebook, or of a ``.py`` module (``module_cells``), as written, and
+    the answers to the written ``questions`` in it (``grader.written.extract``).
 
     ``within``: the folder below which no link is followed (``read_submitted``). Raises
     ``Refused`` for a file not read (a link, not a plain file: the reason follows its name)
@@ -320,8 +332,10 @@ def read_cells(path: Path, within: Path | None = None) -> tuple[Cell, ...]:
     if "\x00" in text:
         raise ValueError("not a text file (it contains NUL bytes)")
     if path.suffix.lower() == ".py":
-        return tuple(Cell(number, source, "line", first) for number, source, first in module_cells(text))
-    return _notebook_cells(text)
+        cells = tuple(Cell(number, source, "line", first) for number, source, first in module_cells(text))
+        return cells, module_answers(text, questions) if questions else ()
+    doc = _notebook(text)
+    return _notebook_cells(doc), notebook_answers(doc["cells"], questions) if questions else ()
 
 
 def _too_large(exc: TooLarge, path: Path) -> str:
@@ -330,13 +344,17 @@ def _too_large(exc: TooLarge, path: Path) -> str:
     return f"the file {exc}{hint}"
 
 
-def _notebook_cells(text: str) -> tuple[Cell, ...]:
+def _notebook(text: str) -> dict[str, Any]:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not a valid notebook (invalid JSON: {exc.msg} at line {exc.lineno})") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("cells"), list):
         raise ValueError("not a valid notebook (no list of cells)")
+    return doc
+
+
+def _notebook_cells(doc: dict[str, Any]) -> tuple[Cell, ...]:
     cells = []
     number = 0
     for cell in doc["cells"]:

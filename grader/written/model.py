@@ -21,7 +21,8 @@ def answer_digest(text: str) -> str:
     as a notebook front-end adds and removes them without the student changing a word."""
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
     normal = "\n".join(lines).strip("\n")
-    return hashlib.sha256(normal.encode("utf-8")).hexdigest()[:16]
+    # surrogatepass: a notebook's JSON may hold a lone surrogate, which plain UTF-8 cannot encode.
+    return hashlib.sha256(normal.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,11 @@ class Answer:
     digest: str
     note: str = ""  # what the reading found amiss (the text cut, several cells), for the person grading
 
+    @classmethod
+    def of(cls, student: str, question: str, text: str | None, note: str = "") -> Answer:
+        """The answer with its digest (of "" when there is none: a mark of "no answer" is tied to that)."""
+        return cls(student, question, text, answer_digest(text or ""), note)
+
 
 @dataclass(frozen=True)
 class Mark:
@@ -51,10 +57,30 @@ class Mark:
     digest: str
 
 
+# A written row's status: a mark for the answer as it is, none yet (an answer, or no answer cell
+# at all), or a mark given for an earlier text (its points no longer count).
+STATUSES = ("graded", "awaiting", "missing", "changed")
+
+
 @dataclass(frozen=True)
 class WrittenRow:
-    """One student's answer to one question, with the person's mark if any, as the page shows it."""
+    """One student's answer to one question beside its mark, as every output shows it."""
+
     student: str
     answer: Answer
     mark: Mark | None
-    status: str  # "graded", "awaiting", "changed" (a mark given for an earlier text) or "missing" (no answer cell)
+    status: str  # one of STATUSES
+
+    @property
+    def earned(self) -> float | None:
+        """The points that count: the mark's when it was given for this text; None otherwise."""
+        return self.mark.points if self.status == "graded" and self.mark is not None else None
+
+
+def row_of(answer: Answer, mark: Mark | None) -> WrittenRow:
+    """``answer`` beside ``mark`` (a person's, or None), with the status that follows."""
+    if mark is None:
+        status = "missing" if answer.text is None else "awaiting"
+    else:
+        status = "graded" if mark.digest == answer.digest else "changed"
+    return WrittenRow(answer.student, answer, mark, status)

@@ -49,6 +49,7 @@ from grader.sandbox.ladder import DEGRADED, probe
 from grader.sandbox.paths import PROJECT_ROOT
 from grader.sandbox.zygote import uid_block
 from grader.submissions.load import Cell, SourceFile
+from grader.written.extract import MAX_ANSWER_CHARS
 
 # The expected grades cover the torch notebook too.
 pytest.importorskip("torch")
@@ -802,6 +803,17 @@ def softmax(x, axis=-1):
 
 HOSTILE_OUTPUTS = {"forged_feedback": Student(appended(FORGED_FEEDBACK), control={"softmax": FORGED_FEEDBACK})}
 
+# ---- written answers: text a person reads, never run, bounded --------------------------------
+
+# An answer of some 100 KB of markup and a spreadsheet formula, the same answer cell twice, and a
+# cell left as released: the items keep full marks, the answer is cut and shown as text.
+WRITTEN_FORGED = '<script>alert(1)</script> [full marks](http://evil.example) =HYPERLINK("http://evil")'
+WRITTEN_ANSWERS = ("# %% [markdown]\n# answer: quadratic_cost\n"
+                   + "".join(f"# {WRITTEN_FORGED} {n}\n" for n in range(1000))
+                   + "# %% [markdown]\n# answer: quadratic_cost\n# the same answer again\n"
+                   + "# %% [markdown]\n# answer: luong_compare\n# YOUR ANSWER HERE\n")
+HOSTILE_WRITTEN = {"written_answers": Student(appended(WRITTEN_ANSWERS), TORCH)}
+
 HOSTILE = {
     "control_nan": Student(appended(NAN_SOFTMAX), control={"softmax": NAN_SOFTMAX}),
     "monkeypatch": Student(
@@ -845,6 +857,7 @@ HOSTILE = {
     **HOSTILE_CHANNELS,
     **HOSTILE_FILES,
     **HOSTILE_OUTPUTS,
+    **HOSTILE_WRITTEN,
 }
 
 
@@ -972,7 +985,7 @@ def finish(started: tuple[subprocess.Popen[str], float], out: Path) -> Run:
     lines = {line.split(",", 1)[0]: line for line in raw.splitlines()[1:]}
     with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
         grades = {
-            row["student"]: {k: float(v) for k, v in row.items() if k != "student"}
+            row["student"]: {k: float(v) for k, v in row.items() if k != "student" and v != ""}  # "": not graded
             for row in csv.DictReader(handle)
         }
     data = json.loads((out / "results.json").read_text(encoding="utf-8"))
@@ -1120,10 +1133,8 @@ def test_honest_rows_are_byte_identical_to_a_run_without_the_hostile_students(co
     assert set(corpus.honest.lines) == set(HONEST)
     for name in HONEST:
         assert corpus.hostile.lines[name] == corpus.honest.lines[name], name
-    assert (
-        corpus.honest.grades["honest_ref"]["score"]
-        == corpus.honest.grades["honest_ref"]["max_score"]
-    )
+    # Every item's points; its written answers await a grader.
+    assert corpus.honest.grades["honest_ref"]["score"] == corpus.assignment.max_score
     partial = corpus.honest.grades["honest_partial"]
     assert 0 < partial["score"] < partial["max_score"]
 
@@ -1339,3 +1350,15 @@ def test_a_students_text_forges_nothing_in_the_feedback(corpus):
     assert page.tags.count("h1") == 1  # ours: the student's "# Score" is text
     assert "# Score: 155 / 155" in "".join(page.text)
     assert "[full marks](http://evil.example) <img src=x onerror=alert(1)>" in shown(markdown)
+
+
+def test_written_answers_are_bounded_text_never_run_and_shown_as_text(corpus):
+    rows = {row["question"]: row for row in corpus.hostile.results["written_answers"]["written"]}
+    cost, luong = rows["quadratic_cost"], rows["luong_compare"]
+    assert len(cost["text"]) == MAX_ANSWER_CHARS and cost["status"] == "awaiting"
+    assert "2 # answer: cells hold this answer" in cost["note"] and f"cut at {MAX_ANSWER_CHARS:,}" in cost["note"]
+    assert luong["text"] is None and luong["status"] == "missing"
+    page = (corpus.hostile.out / "written" / "quadratic_cost.html").read_text(encoding="utf-8")
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    markdown = (corpus.hostile.out / "feedback" / "written_answers.md").read_text(encoding="utf-8")
+    assert "awaits a grader" in markdown and not {"a", "img", "script"} & set(rendered(markdown).tags)

@@ -36,7 +36,7 @@ def run(out: Path, info: RunInfo) -> tuple[list[list[str]], dict]:
 
 def test_a_download_adds_late_last_and_its_students_to_results_json(tmp_path: Path):
     rows, results = run(tmp_path, replace(RUN, lms=LMS))
-    items = [item.name for item in BUNDLE.assignment.items]
+    items = [item.name for item in BUNDLE.assignment.items] + [question.id for question in BUNDLE.assignment.written]
     assert rows[0] == ["student", "score", "max_score", *items, "late"]
     assert [(row[0], row[-1]) for row in rows[1:]] == [("ada_1", "true"), ("bo_2", "false"), ("cy_3", "")]
     lms = results["run"]["lms"]
@@ -47,5 +47,6 @@ def test_a_download_adds_late_last_and_its_students_to_results_json(tmp_path: Pa
 
 def test_a_folder_class_keeps_the_contract_columns(tmp_path: Path):
     rows, results = run(tmp_path, RUN)
-    assert rows[0] == ["student", "score", "max_score", *(item.name for item in BUNDLE.assignment.items)]
+    assert rows[0] == ["student", "score", "max_score", *(item.name for item in BUNDLE.assignment.items),
+                       *(question.id for question in BUNDLE.assignment.written)]
     assert "lms" not in results["run"]

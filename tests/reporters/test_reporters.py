@@ -44,9 +44,10 @@ def test_results_round_trip_through_json():
     r = result("a", "softmax")
     assert SubmissionResult.from_json(json.loads(json.dumps(r.to_json()))) == r
     # Every field, in the dataclasses' order; no pictures, no "examples" (as before they existed), no
-    # "behaviour" digest where none was recorded (the integrity report's alone), and no "closest"
-    # where a check passed no comparison (the audit's alone).
+    # "behaviour" digest where none was recorded (the integrity report's alone), no "closest" where a
+    # check passed no comparison (the audit's alone), and no written answers where the bundle has none.
     plain = asdict(r)
+    del plain["written"], plain["written_max"]
     for item in plain["items"]:
         del item["examples"], item["behaviour"]
         for check in item["checks"]:
@@ -84,16 +85,17 @@ def test_reporters_stream_json_sort_csv_and_the_tally_summarises(tmp_path: Path)
     with open(tmp_path / "grades.csv", newline="", encoding="utf-8") as handle:
         table = list(csv.reader(handle))
     assert [row[0] for row in table[1:]] == ["Ada Lovelace", "zoë"]
-    assert table[0] == ["student", "score", "max_score", *(i.name for i in A.items)]
+    # The written answers' columns follow the items', and max_score counts their points too.
+    assert table[0] == ["student", "score", "max_score", *(i.name for i in A.items), *(q.id for q in A.written)]
     maximum, but_softmax = A.max_score, A.max_score - A.item("softmax").points
-    assert table[1][:4] == ["Ada Lovelace", f"{but_softmax:g}", f"{maximum:g}", "0"]
+    assert table[1][:4] == ["Ada Lovelace", f"{but_softmax:g}", f"{A.total_points:g}", "0"]
     data = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     assert data["run"]["seed"] == 5 and data["run"]["sandbox"]["notes"] == ["a note"]
     assert [s["student"] for s in data["students"]] == ["zoë", "Ada Lovelace"]  # as they came
     assert SubmissionResult.from_json(data["students"][1]) == result("Ada Lovelace", "softmax")
     assert summary.students == 2 and summary.mean == (maximum + but_softmax) / 2
     assert dict(summary.pass_rates)["softmax"] == 0.5 and dict(summary.pass_rates)["causal_mask"] == 1.0
-    assert f"2 students graded; class mean {(maximum + but_softmax) / 2:.1f} / {maximum:g}" in summary.lines()[0]
+    assert f"2 students graded; class mean {(maximum + but_softmax) / 2:.1f} / {A.total_points:g}" in summary.lines()[0]
     assert (tmp_path / "feedback" / "zoë.md").exists()
     assert data["feedback"] == {"Ada Lovelace": "feedback/Ada Lovelace.md", "zoë": "feedback/zoë.md"}
 
@@ -171,7 +173,7 @@ def test_grades_csv_writes_an_id_a_spreadsheet_would_run_as_text_and_the_points_
     reporter.close()
     with open(tmp_path / "grades.csv", newline="", encoding="utf-8") as handle:
         row = list(csv.reader(handle))[1]
-    assert row[:4] == ["'=1+1", f"{A.max_score - A.item('softmax').points:g}", f"{A.max_score:g}", "0"]
+    assert row[:4] == ["'=1+1", f"{A.max_score - A.item('softmax').points:g}", f"{A.total_points:g}", "0"]
 
 
 def test_a_stub_reads_not_attempted_in_every_format():

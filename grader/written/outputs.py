@@ -1,0 +1,64 @@
+"""What every run of a bundle with written answers writes for the person grading them:
+``written.csv`` (every student and question, the marks kept, the digest of each answer as it is
+now, to fill in and give back with ``grade --written``) and ``written/<question>.html`` (every
+answer to one question on one page). Written at the end, whole, into the run's staged folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..assignment.bundle import Bundle
+from ..assignment.config import Assignment
+from ..render.csv_cells import csv_text
+from ..render.per_student import student_file
+from ..render.written_page import question_page
+from ..results import RunInfo, SubmissionResult
+from ..summary import fmt_points
+from .model import WRITTEN_CSV_COLUMNS, WrittenRow
+
+# After the columns that are read back: what the run found, for the person (not read back).
+STATUS_COLUMN = "status"
+
+
+class WrittenOutputs:
+    """A stage of every run whose bundle has written questions."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.out_dir = out_dir
+        self.assignment: Assignment | None = None
+        self.rows: list[WrittenRow] = []
+
+    def start(self, bundle: Bundle, run: RunInfo) -> None:
+        self.assignment = bundle.assignment
+
+    def add(self, result: SubmissionResult) -> None:
+        self.rows.extend(result.written)
+
+    def close(self) -> None:
+        assert self.assignment is not None, "start() first"
+        order = [question.id for question in self.assignment.written]
+        self.rows.sort(key=lambda row: (row.student, order.index(row.answer.question)))
+        header = [*WRITTEN_CSV_COLUMNS, STATUS_COLUMN]
+        (self.out_dir / "written.csv").write_text(csv_text([header, *map(csv_row, self.rows)]), encoding="utf-8",
+                                                  newline="")
+        pages = self.out_dir / "written"
+        pages.mkdir(exist_ok=True)
+        for question in self.assignment.written:
+            rows = [row for row in self.rows if row.answer.question == question.id]
+            (pages / student_file(question.id, ".html")).write_text(question_page(question, rows), encoding="utf-8")
+
+
+def csv_row(row: WrittenRow) -> list[str]:
+    """A row of written.csv: a graded answer's mark; otherwise empty points to fill in, and the
+    digest of the answer as it is now (a changed answer's earlier comment kept as a start)."""
+    mark, answer = row.mark, row.answer
+    status = row.status
+    if row.status == "changed" and mark is not None:
+        status = f"changed: {fmt_points(mark.points)} points were given for an earlier text"
+    if row.status == "missing":
+        status = "missing: no answer"
+    if mark is not None and row.status == "graded":
+        return [row.student, answer.question, fmt_points(mark.points), ";".join(mark.rubric), mark.comment,
+                mark.digest, status]
+    comment = mark.comment if mark is not None else ""
+    return [row.student, answer.question, "", "", comment, answer.digest, status]
