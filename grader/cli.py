@@ -202,8 +202,9 @@ def _grade(args: argparse.Namespace) -> int:
                 raise ValueError(f"grade: give either a class folder ({args.submissions}) or --nbgrader, not both")
             from .nbgrader.autograde import grade_course
 
-            outcome = grade_course(args.nbgrader, args.assignment, assignment_id=args.assignment_id, out=args.out,
-                                   **options)
+            course_run = grade_course(args.nbgrader, args.assignment, assignment_id=args.assignment_id,
+                                      out=args.out, **options)
+            outcome = course_run.run
         elif args.assignment_id is not None:
             raise ValueError("grade: --assignment-id goes with --nbgrader COURSE_DIR")
         elif args.submissions is None or args.out is None:
@@ -225,5 +226,8 @@ def _grade(args: argparse.Namespace) -> int:
         print(line)
     print(f"seed {outcome.seed}; {outcome.seconds:.1f} s; wrote {', '.join(reports)} into {outcome.out_dir}")
     if args.nbgrader is not None:
-        print(f"scores written into the nbgrader gradebook of {args.nbgrader}")
+        awaiting = course_run.awaiting
+        print(f"scores written into the nbgrader gradebook of {args.nbgrader}, and its autograded/ notebooks for "
+              f"formgrader: {awaiting} written answer{'' if awaiting == 1 else 's'} await"
+              f"{'s' if awaiting == 1 else ''} a grader there")
     return 0

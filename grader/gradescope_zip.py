@@ -13,6 +13,8 @@ from ``/autograder`` for each submission. So everything lies in the zip's root:
   (``requirements.txt``);
 * ``run_autograder``: grades ``/autograder/submission`` and writes
   ``/autograder/results/results.json`` in Gradescope's format (the ``gradescope`` reporter);
+  the bundle's written answers are left to Gradescope's own manually graded questions (the
+  autograder's points are the checks' alone; its output says so);
 * ``grader/``, ``reference/``, ``assignment/``: the grader package, the reference and the
   bundle (its YAML, checks, source notebooks; not its sample class nor its catalogue).
 
@@ -27,20 +29,21 @@ import importlib.metadata
 import json
 import os
 import re
-import shutil
 import sys
 import tempfile
 import traceback
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from . import __version__
-from .assignment.bundle import Bundle, bundle_yaml
-from .assignment.config import read_yaml
+from .assignment.bundle import Bundle, bundle_yaml, read_outline
+from .assignment.config import Assignment, read_yaml
 from .stop import ending, stopped_by_signals
 from .submissions.files import copy_submitted
+from .summary import fmt_points
 
 DISTRIBUTION = "attention-autograder"
 TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
@@ -214,8 +217,28 @@ def run_autograder(root: Path) -> int:
                               reporters=("gradescope",), hide=(root / "source", root / "submission", results))
         for line in outcome.summary.lines():
             print(line)
-        shutil.copyfile(out / "gradescope" / f"{STUDENT}.json", results / "results.json")
+        data = json.loads((out / "gradescope" / f"{STUDENT}.json").read_text(encoding="utf-8"))
+    assignment = read_outline(root / "source" / "assignment").assignment
+    partial = results / ".results.json.partial"
+    partial.write_text(json.dumps(leave_written_to_gradescope(data, assignment)) + "\n", encoding="utf-8")
+    os.replace(partial, results / "results.json")
     return 0
+
+
+def leave_written_to_gradescope(data: dict[str, Any], assignment: Assignment) -> dict[str, Any]:
+    """``results.json`` with the written answers left to Gradescope's own manually graded
+    questions (the assignment's outline holds them beside the autograder): no test of the
+    autograder counts them, so its points are the checks' alone, and its output tells the
+    student who grades them."""
+    if not assignment.written:
+        return data
+    ids = {question.id for question in assignment.written}
+    tests = [test for test in data["tests"] if test["name"].split(":")[0] not in ids]
+    listed = ", ".join(f"{question.id} ({fmt_points(question.points)} points)" for question in assignment.written)
+    note = (f"Written answers: {listed}. Not graded by this autograder: your instructor grades them on "
+            "Gradescope, as questions of their own.")
+    score = data["score"] if len(tests) == len(data["tests"]) else sum(test["score"] for test in tests)
+    return {**data, "score": score, "tests": tests, "output": "\n".join(filter(None, [data.get("output"), note]))}
 
 
 def main(argv: list[str] | None = None) -> int:

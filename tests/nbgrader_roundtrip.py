@@ -7,6 +7,9 @@ gradebook:
 * ``reference``: the source notebooks themselves (the solutions filled in) -> full marks;
 * ``stubs``: the released notebooks, untouched -> zero.
 
+The written answers are graded by a person: the reference's model answers await one, the
+stubs' untouched cells score zero ("No response.").
+
 The hidden tests that nbgrader restores into the test cells call
 ``grader.nbgrader.hidden_tests.assert_item``, so this also proves that they run in a plain kernel.
 Usage: ``python tests/nbgrader_roundtrip.py [--keep DIR]``; exits non-zero on any mismatch.
@@ -74,11 +77,14 @@ def roundtrip(course: Path) -> list[str]:
     from grader.assignment.bundle import load_bundle
     from grader.assignment.config import DEFAULT_ASSIGNMENT
 
-    points = {f"test_{item.name}": item.points for item in load_bundle(DEFAULT_ASSIGNMENT).assignment.items}
+    assignment = load_bundle(DEFAULT_ASSIGNMENT).assignment
+    points = {f"test_{item.name}": item.points for item in assignment.items}
+    written = {question.id: question.points for question in assignment.written}  # a person grades these
     problems = []
     for name in NOTEBOOKS:  # the hidden tests are back in what nbgrader ran
         ran = nbformat.read(course / "autograded" / "reference" / ASSIGNMENT / name, as_version=4)
-        graded = [c for c in ran.cells if c.metadata.get("nbgrader", {}).get("grade")]
+        graded = [c for c in ran.cells if c.metadata.get("nbgrader", {}).get("grade")
+                  and c.metadata["nbgrader"].get("grade_id") not in written]
         hidden = [c for c in graded if "assert_item(" in c.source]
         if not graded or len(hidden) != len(graded):
             problems.append(f"{name}: {len(hidden)} of {len(graded)} graded cells call assert_item")
@@ -90,6 +96,15 @@ def roundtrip(course: Path) -> list[str]:
                 for grade in notebook.grades:
                     score = grade.score
                     print(f"  {notebook.name}/{grade.name}: {score:g} / {grade.max_score:g}")
+                    if grade.name in written:  # the model answer awaits a grader; the stub's is "No response."
+                        expected = (True, None) if student == "reference" else (False, 0)
+                        if (grade.needs_manual_grade, grade.auto_score) != expected:
+                            problems.append(f"{student}: {notebook.name}/{grade.name} needs_manual_grade "
+                                            f"{grade.needs_manual_grade}, auto score {grade.auto_score}")
+                        if written[grade.name] != grade.max_score:
+                            problems.append(f"{notebook.name}/{grade.name} is worth {grade.max_score:g} points, "
+                                            f"assignment.yaml says {written[grade.name]}")
+                        continue
                     if points.get(grade.name) != grade.max_score:
                         problems.append(f"{notebook.name}/{grade.name} is worth {grade.max_score:g} points, "
                                         f"assignment.yaml says {points.get(grade.name)}")

@@ -29,7 +29,8 @@ from cgroup_support import NoCgroup, limited
 from gradescope_support import GRADESCOPE
 
 from grader.assignment.bundle import load_bundle
-from grader.assignment.config import parse_assignment, read_yaml
+from grader.assignment.config import DEFAULT_ASSIGNMENT, parse_assignment, read_yaml
+from grader.gradescope_zip import leave_written_to_gradescope
 
 pytest.importorskip("torch")
 pytestmark = pytest.mark.timeout(900)
@@ -38,6 +39,8 @@ BUNDLE = load_bundle(BUNDLE_PATH)
 SAMPLE = BUNDLE.root / "sample_class"
 PROJECT = Path(__file__).resolve().parents[1]
 CHECKS = [(item.name, check) for item in BUNDLE.assignment.items for check, _ in item.checks]
+WRITTEN_NOTE = ("Written answers: quadratic_cost (2 points), luong_compare (2 points). Not graded by this "
+                "autograder: your instructor grades them on Gradescope, as questions of their own.")
 # Python's own interpreter (not this venv's), as a system's python3.11 would be.
 BASE_PYTHON = Path(sys.base_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
 
@@ -179,6 +182,8 @@ def test_a_correct_student_gets_full_marks(built: tuple[Path, Path]):
     assert data["score"] == BUNDLE.assignment.max_score and data["stdout_visibility"] == "hidden"
     assert [t["name"] for t in data["tests"]] == [f"{item}: {check}" for item, check in CHECKS]
     assert all(t["status"] == "passed" for t in data["tests"])
+    assert sum(t["max_score"] for t in data["tests"]) == BUNDLE.assignment.max_score  # the written answers: none
+    assert WRITTEN_NOTE in data["output"]
     print(f"the cgroup's peak memory, page cache included: {peak and peak // 2**20} MB")
 
 
@@ -232,3 +237,21 @@ def test_a_stopped_run_says_so_in_one_line_and_the_student_is_told(tmp_path: Pat
     assert (done.returncode, done.stderr) == (143, "stopped by SIGTERM: the submission was not graded\n")
     data = json.loads((tmp_path / "results" / "results.json").read_text(encoding="utf-8"))
     assert data["score"] == 0 and "could not grade" in data["output"]
+
+
+def test_the_written_answers_are_left_to_gradescopes_own_questions():
+    """The autograder's points are the checks' alone: a test that counts a written answer is
+    dropped (with its points), and the output tells the student who grades the answers."""
+    checks = [{"name": "softmax: rows_sum_to_one", "score": 2.0, "max_score": 2.0}]
+    data = {"score": 4.0, "execution_time": 1, "stdout_visibility": "hidden", "output": "Score: 4 / 6",
+            "tests": [*checks, {"name": "quadratic_cost: awaits a grader", "score": 2.0, "max_score": 2.0}]}
+    left = leave_written_to_gradescope(data, BUNDLE.assignment)
+    jsonschema.validate(left, GRADESCOPE)
+    assert left["tests"] == checks and left["score"] == 2.0
+    assert left["output"] == f"Score: 4 / 6\n{WRITTEN_NOTE}"
+    untouched = {**data, "tests": checks, "score": 2.0}
+    assert leave_written_to_gradescope(untouched, BUNDLE.assignment)["score"] == 2.0
+    without = parse_assignment({**read_yaml(DEFAULT_ASSIGNMENT), "written": {}, "notebooks": {
+        nb: {"items": spec["items"]} for nb, spec in read_yaml(DEFAULT_ASSIGNMENT)["notebooks"].items()}},
+        DEFAULT_ASSIGNMENT)
+    assert leave_written_to_gradescope(untouched, without) == untouched

@@ -1,9 +1,10 @@
 """``grade --nbgrader COURSE_DIR``: nbgrader's autograde done by this grader. The course's
-submissions are graded as a class (sandboxed, like any run) and the scores go into its
-gradebook."""
+submissions are graded as a class (sandboxed, like any run), the scores go into its
+gradebook and the notebooks formgrader shows into its ``autograded/``."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +14,18 @@ from .course import class_view, open_course
 from .gradebook import NbgraderGradebook
 
 
+@dataclass(frozen=True)
+class CourseRun:
+    run: Any  # grade_class's RunOutcome
+    awaiting: int  # written answers formgrader lists for a person to grade
+
+
 def grade_course(course_dir: Path, assignment_path: Path, *, assignment_id: str | None, out: Path | None,
-                 **options: Any) -> Any:
+                 **options: Any) -> CourseRun:
     """``grade --nbgrader COURSE_DIR``: grade the course's submissions of the assignment
-    (``grader.grading.classrun.grade_class`` with ``options``) and write the scores into its
-    gradebook. ``out``: default ``COURSE_DIR/grader-reports/ASSIGNMENT_ID``."""
+    (``grader.grading.classrun.grade_class`` with ``options``), write the scores into its
+    gradebook and the ``autograded/`` notebooks formgrader shows.
+    ``out``: default ``COURSE_DIR/grader-reports/ASSIGNMENT_ID``."""
     require_extra("nbgrader", "course", "--nbgrader")
     from ..grading.classrun import grade_class
 
@@ -28,5 +36,6 @@ def grade_course(course_dir: Path, assignment_path: Path, *, assignment_id: str 
     out = out if out is not None else course.root / "grader-reports" / course.assignment_id
     with class_view(course) as view:
         # The course holds the solutions (source/) and every student's work: no sandbox sees it.
-        return grade_class(view, out, assignment_path=assignment_path, stages=[gradebook], hide=[course.root],
-                           **options)
+        run = grade_class(view, out, assignment_path=assignment_path, stages=[gradebook], hide=[course.root],
+                          **options)
+    return CourseRun(run, gradebook.awaiting)

@@ -10,7 +10,13 @@ student who submitted this assignment. Each item ``NAME`` of the bundle is the g
 ``test_NAME`` of its notebook (the grade ids of the bundle's source notebooks). Students and
 submissions missing from the gradebook are added, as ``nbgrader autograde`` adds them, with
 the submission's ``timestamp.txt``; manual scores are kept (a grade with one is flagged for
-review, as autograde flags it), and cells that are not items (written answers) are left alone.
+review, as autograde flags it).
+
+Formgrader works after a run as after ``nbgrader autograde``: the ``autograded/`` notebooks it
+shows are written (``grader.nbgrader.autograded``), and the bundle's written answers (markdown
+answer cells) are listed for manual grading: an answered cell without a manual score needs
+one, an untouched or deleted cell scores 0 ("No response."), and a manual score stays, flagged
+again only when the answer's text changed since it was given (``grader.nbgrader.manual``).
 
 Not a ``REPORTERS`` entry (it writes into the course, not into the run's folder):
 ``grader.nbgrader.course.grade_course`` (``--nbgrader``) adds it to the run. The scores are
@@ -25,8 +31,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..assignment.bundle import Bundle
+from ..assignment.config import WrittenQuestion
 from ..results import RunInfo, SubmissionResult
+from .autograded import AutogradedNotebook, build_notebook, write_autograded
 from .course import Course, interpreter_bin_on_path
+from .manual import Seen, digest_of, read_state, settle, write_state
 
 
 def grade_id(item: str) -> str:
@@ -40,14 +49,21 @@ class NbgraderGradebook:
     def __init__(self, course: Course) -> None:
         self.course = course
         self.scores: dict[str, dict[tuple[str, str], float]] = {}  # student -> (notebook, grade id) -> score
+        self.written: tuple[WrittenQuestion, ...] = ()
+        self.notebooks: tuple[str, ...] = ()
+        self.before: dict[tuple[str, str], Seen] = {}
+        self.awaiting = 0  # written answers left for a person to grade in formgrader (after close)
 
     def start(self, bundle: Bundle, run: RunInfo) -> None:
         self.check(bundle)
 
     def check(self, bundle: Bundle) -> None:
-        """That the gradebook has a grade cell for every item, with the YAML's points; a
-        ValueError (one line) saying which does not."""
+        """That the gradebook has a grade cell for every item and written answer, with the YAML's
+        points, and that the record of manual scores can be read; a ValueError (one line) saying
+        which does not."""
         assignment = self.course.assignment_id
+        self.written, self.notebooks = bundle.assignment.written, bundle.assignment.notebooks
+        self.before = read_state(self.course)  # a damaged file is told before anything runs
         with self._gradebook() as gradebook:
             from nbgrader.api import MissingEntry
 
@@ -56,17 +72,19 @@ class NbgraderGradebook:
             except MissingEntry:
                 raise ValueError(f"--nbgrader {self.course.root}: the gradebook has no assignment {assignment!r}; "
                                  "release it with nbgrader generate_assignment first") from None
-            for item in bundle.assignment.items:
+            cells = [(grade_id(item.name), item.notebook, item.points) for item in bundle.assignment.items]
+            cells += [(question.id, question.notebook, question.points) for question in self.written]
+            for name, notebook, points in cells:
                 try:
-                    cell = gradebook.find_grade_cell(grade_id(item.name), item.notebook, assignment)
+                    cell = gradebook.find_grade_cell(name, notebook, assignment)
                 except MissingEntry:
                     raise ValueError(f"--nbgrader {self.course.root}: the gradebook has no grade cell "
-                                     f"{grade_id(item.name)!r} in {assignment}/{item.notebook}; generate the "
+                                     f"{name!r} in {assignment}/{notebook}; generate the "
                                      "assignment from this bundle's source notebooks") from None
-                if cell.max_score != item.points:
-                    raise ValueError(f"--nbgrader {self.course.root}: {assignment}/{item.notebook}/"
-                                     f"{grade_id(item.name)} is worth {cell.max_score:g} points in the gradebook, "
-                                     f"{item.points:g} in {bundle.assignment.path}; generate the assignment again")
+                if cell.max_score != points:
+                    raise ValueError(f"--nbgrader {self.course.root}: {assignment}/{notebook}/"
+                                     f"{name} is worth {cell.max_score:g} points in the gradebook, "
+                                     f"{points:g} in {bundle.assignment.path}; generate the assignment again")
 
     def add(self, result: SubmissionResult) -> None:
         self.scores[result.student] = {(item.notebook, grade_id(item.name)): item.earned for item in result.items}
@@ -76,6 +94,10 @@ class NbgraderGradebook:
 
         assignment = self.course.assignment_id
         coursedir = CourseDirectory(root=str(self.course.root))
+        # Before the gradebook is opened for writing: nbgrader's OverwriteCells reads it.
+        built = {student: self._autograded(student) for student in sorted(self.scores)}
+        before = self.before
+        state = dict(before)  # students not in this run keep their records
         with self._gradebook() as gradebook:
             for student, scores in sorted(self.scores.items()):
                 gradebook.update_or_create_student(student)
@@ -87,7 +109,27 @@ class NbgraderGradebook:
                     grade.auto_score = score
                     # A grader's manual score stays, and is flagged for review (as autograde does).
                     grade.needs_manual_grade = grade.manual_score is not None
+                answers = {question: answer for nb in built[student] for question, answer in nb.answers.items()}
+                for question in self.written:
+                    grade = gradebook.find_grade(question.id, question.notebook, assignment, student)
+                    source, auto = answers.get(question.id, (None, 0.0))  # no answer cell: nothing to read
+                    seen = settle(before.get((student, question.id)), auto, grade.manual_score,
+                                  grade.needs_manual_grade, digest_of(source))
+                    grade.auto_score = auto
+                    grade.needs_manual_grade = seen.flagged
+                    comment = gradebook.find_comment(question.id, question.notebook, assignment, student)
+                    comment.auto_comment = "No response." if auto == 0 else None  # nbgrader's words
+                    state[(student, question.id)] = seen
+            for student, notebooks in built.items():
+                write_autograded(self.course, student, notebooks, self.notebooks)
             gradebook.db.commit()
+        write_state(self.course, state)
+        self.awaiting = sum(1 for (student, _), seen in state.items() if seen.flagged and student in self.scores)
+
+    def _autograded(self, student: str) -> list[AutogradedNotebook]:
+        ids = tuple(question.id for question in self.written)
+        built = (build_notebook(self.course, student, notebook, ids) for notebook in self.notebooks)
+        return [notebook for notebook in built if notebook is not None]
 
     @contextlib.contextmanager
     def _gradebook(self) -> Iterator[Any]:

@@ -283,6 +283,9 @@ def build_check_py(bundle: Bundle) -> str:
             "tolerances": [[dtype, [tol.rtol, tol.atol]] for dtype, tol in item.tolerances],
             "checks": [[check, points[check]] for check in item.public],
         })
+    # Listed so that check.py can say who grades them: no check does, so none is "not attempted".
+    spec["written"] = {notebook: [[q.id, q.points] for q in bundle.assignment.written_of(notebook)]
+                       for notebook in bundle.assignment.notebooks if bundle.assignment.written_of(notebook)}
     for name in collector.module(runtime.__name__).defs:
         collector.need(runtime.__name__, name, f"{runtime.__name__}.{name}")
     body = [collector.emitted[key] for key in collector.order]

@@ -139,7 +139,9 @@ def main(argv: list[str], spec: dict[str, Any], checks: dict[tuple[str, str], Ca
         passed, total = passed + done, total + count
     if unusable == len(targets) + len(absent):
         return 2
-    print(f"{passed} of {total} public checks passed. The grader runs these and more (hidden) checks.")
+    written = sum(points for answers in spec.get("written", {}).values() for _, points in answers)
+    print(f"{passed} of {total} public checks passed. The grader runs these and more (hidden) checks."
+          + (f" Your written answers ({written:g} points) are graded by a person." if written else ""))
     return 2 if unusable else 0 if passed == total else 1
 
 
@@ -202,6 +204,10 @@ def check_file(path: Path, notebook: str, spec: dict[str, Any], script: str) -> 
         print(f"  {item:<{width}}  {ok} of {len(checks)} public checks passed")
         for name, good, message in checks:
             print(f"    ok    {name}" if good else f"    FAIL  {name}: {message}")
+    written = spec.get("written", {}).get(notebook, [])
+    if written:
+        listed = ", ".join(f"{question} ({points:g} points)" for question, points in written)
+        print(f"  written answers, graded by a person (check.py does not read them): {listed}")
     return passed, total
 
 

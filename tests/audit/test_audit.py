@@ -92,6 +92,20 @@ def test_audit_table_has_every_case(audit_run: subprocess.CompletedProcess[str])
     assert f"alternatives: {alternatives}/{alternatives} with full marks" in audit_run.stdout
 
 
+def test_written_answers_are_neither_the_references_nor_a_mutants_business(
+        audit_run: subprocess.CompletedProcess[str]) -> None:
+    """The written answers (the reference's notebooks hold model answers, the stubs "YOUR
+    ANSWER HERE") are graded by a person: the audit grades the items alone and names no answer."""
+    assert BUNDLE.assignment.written
+    for question in BUNDLE.assignment.written:
+        assert question.id not in audit_run.stdout + audit_run.stderr
+    full = f"{BUNDLE.assignment.max_score:g} / {BUNDLE.assignment.max_score:g}"
+    reference = next(line for line in audit_run.stdout.splitlines() if line.startswith("reference "))
+    assert reference.split()[3] == "ok" and full in reference, reference
+    stubs = next(line for line in audit_run.stdout.splitlines() if line.startswith("stubs "))
+    assert f"0 / {BUNDLE.assignment.max_score:g}" in stubs, stubs
+
+
 def test_audit_reports_each_mutants_margin(audit_run: subprocess.CompletedProcess[str]) -> None:
     mutants = {e.name for e in load_catalogue(BUNDLE, ("mutant",))}
     lines = audit_run.stdout.splitlines()

@@ -5,60 +5,30 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 from bundle_support import BUNDLE_PATH
-
-from grader.assignment.bundle import load_bundle
+from nbgrader_support import ASSIGNMENT, BUNDLE, SAMPLE, generated_course, grade, nbgrader, submit
 
 pytest.importorskip("torch")
 pytest.importorskip("nbgrader")
 
-BUNDLE = load_bundle(BUNDLE_PATH)
-SAMPLE = BUNDLE.root / "sample_class"
-ASSIGNMENT = "attention"
 # nbgrader id -> the sample student whose notebooks they submit (the CLI's test and this one
 # expect the total sample_students.yaml declares for them: the sample_grades fixture)
 STUDENTS = {"ada": ("Ada Lovelace",), "zoe": ("Zoë Çelik",), "grace": ("Grace Hopper",)}
-
-
-def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``nbgrader ARGS`` run in ``course`` (it reads the course's nbgrader_config.py)."""
-    env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
-               JUPYTER_PATH=str(course / "jupyter"), JUPYTER_DATA_DIR=str(course / "jupyter"))
-    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env, text=True,
-                          capture_output=True, timeout=600)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done
-
-
-def grade(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "grader", "grade", *args], capture_output=True, text=True,
-                          timeout=600)
 
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A course as an instructor has it: generated with nbgrader, three submissions (one from a
     student already in the gradebook), and one student who submitted only another assignment."""
-    course = tmp_path_factory.mktemp("course")
-    (course / "nbgrader_config.py").write_text(
-        f"c = get_config()\nc.CourseDirectory.course_id = 'attention-course'\n"
-        f"c.Exchange.root = {str(course / 'exchange')!r}\n", encoding="utf-8")
-    source = course / "source" / ASSIGNMENT
-    source.mkdir(parents=True)
-    for name in BUNDLE.release:
-        shutil.copy2(BUNDLE.root / name, source / name)
-    nbgrader(course, "generate_assignment", ASSIGNMENT, "--create")
+    course = generated_course(tmp_path_factory.mktemp("course"))
     nbgrader(course, "db", "student", "add", "ada", "--last-name=Lovelace", "--first-name=Ada")
     for student, (sample,) in STUDENTS.items():
-        shutil.copytree(SAMPLE / sample / "attention", course / "submitted" / student / ASSIGNMENT)
+        submit(course, student, sample)
     (course / "submitted" / "ada" / ASSIGNMENT / "timestamp.txt").write_text("2026-01-05 10:00:00.000000 UTC\n")
     (course / "submitted" / "dave" / "hw0").mkdir(parents=True)
     return course
@@ -85,7 +55,8 @@ def test_nbgrader_export_reads_our_scores(course: Path, graded, sample_grades):
     for student, (sample,) in STUDENTS.items():
         total = sum(sample_grades(3)[sample].values())
         assert float(rows[student]["score"]) == total, (student, rows[student])
-        assert float(rows[student]["max_score"]) == BUNDLE.assignment.max_score
+        # nbgrader counts the written answers too (0 until a person grades them in formgrader)
+        assert float(rows[student]["max_score"]) == BUNDLE.assignment.max_score + BUNDLE.assignment.written_points
     assert rows["ada"]["last_name"] == "Lovelace"  # the student already there was kept, not replaced
     assert rows["ada"]["timestamp"].startswith("2026-01-05 10:00:00")
 

@@ -57,6 +57,18 @@ def nbgrader_meta(cell) -> dict:
     return cell.metadata.get("nbgrader", {})
 
 
+WRITTEN = {question.id for question in BUNDLE.assignment.written}
+
+
+def is_written(cell) -> bool:
+    """A written answer's cell (the bundle names its grade id): prose, not code."""
+    return nbgrader_meta(cell).get("grade_id") in WRITTEN
+
+
+def is_code_solution(cell) -> bool:
+    return bool(nbgrader_meta(cell).get("solution")) and not is_written(cell)
+
+
 def load(path: Path):
     return nbformat.read(path, as_version=4)
 
@@ -139,6 +151,8 @@ def test_visible_tests_and_other_cells_survive(sources, released):
         assert len(released_nb.cells) == len(source_nb.cells)
         for src, rel in zip(source_nb.cells, released_nb.cells, strict=True):
             meta = nbgrader_meta(src)
+            if is_written(src):
+                continue  # test_written_answer_cells_are_released_as_nbgrader_releases_them
             if meta.get("grade"):
                 visible = without_region(src.source, "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
                 assert rel.source.strip() == visible.strip(), meta["grade_id"]
@@ -147,6 +161,29 @@ def test_visible_tests_and_other_cells_survive(sources, released):
             elif not meta.get("solution"):
                 assert rel.source == src.source
             assert not rel.get("outputs"), "released notebooks must have no outputs"
+
+
+def test_written_answer_cells_are_released_as_nbgrader_releases_them(sources, released):
+    """Each written answer's cell: markdown, its model answer replaced by "YOUR ANSWER HERE",
+    its nbgrader metadata (grade id, points, manually graded answer) intact."""
+    seen = set()
+    for name, source_nb in sources.items():
+        for src, rel in zip(source_nb.cells, load(released[name]).cells, strict=True):
+            if not is_written(src):
+                continue
+            question = BUNDLE.assignment.written[[q.id for q in BUNDLE.assignment.written].index(
+                nbgrader_meta(src)["grade_id"])]
+            assert f"{question.notebook}.ipynb" == name
+            assert rel.cell_type == src.cell_type == "markdown"
+            assert rel.source == "YOUR ANSWER HERE" != src.source
+            released_meta = dict(nbgrader_meta(rel))
+            assert released_meta.pop("checksum")  # nbgrader's: an unchanged answer is "No response."
+            assert released_meta.pop("cell_type") == "markdown"  # nbgrader's, to restore a changed type
+            assert released_meta == dict(nbgrader_meta(src))
+            assert released_meta["grade"] and released_meta["solution"] and not released_meta["locked"]
+            assert math.isclose(released_meta["points"], question.points)
+            seen.add(question.id)
+    assert seen == WRITTEN and WRITTEN
 
 
 def _defs(tree: ast.AST) -> dict[str, ast.FunctionDef]:
@@ -176,7 +213,7 @@ def test_stubs_keep_signature_and_docstring_and_raise(sources, released):
     for name, source_nb in sources.items():
         released_nb = load(released[name])
         for src, rel in zip(source_nb.cells, released_nb.cells, strict=True):
-            if not nbgrader_meta(src).get("solution"):
+            if not is_code_solution(src):
                 continue
             src_defs = _defs(ast.parse(src.source))
             rel_defs = _defs(ast.parse(rel.source))
@@ -206,7 +243,7 @@ def test_stubs_raise_not_implemented_when_called(released):
     for path in released.values():
         namespace = {"np": np, "math": math, "torch": torch, "nn": nn}
         for cell in load(path).cells:
-            if nbgrader_meta(cell).get("solution"):
+            if is_code_solution(cell):
                 exec(compile(cell.source, str(path), "exec"), namespace)
         for obj in list(namespace.values()):
             if inspect.isfunction(obj):

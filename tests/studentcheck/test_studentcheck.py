@@ -85,6 +85,21 @@ def test_correct_notebooks_pass_every_public_check(release: Path, poison: Path):
     assert [sorted(r) for r in reports] == [sorted(i.name for i in BUNDLE.assignment.items_of(nb) if i.public)
                                            for nb in BUNDLE.assignment.notebooks]
     assert "Traceback" not in proc.stdout + proc.stderr
+    assert_written_answers_are_left_to_a_person(proc.stdout)
+
+
+def assert_written_answers_are_left_to_a_person(stdout: str) -> None:
+    """Each notebook's written answers are listed with their points as a person's to grade,
+    never as failed or not attempted."""
+    for notebook in BUNDLE.assignment.notebooks:
+        questions = BUNDLE.assignment.written_of(notebook)
+        listed = ", ".join(f"{q.id} ({q.points:g} points)" for q in questions)
+        line = f"  written answers, graded by a person (check.py does not read them): {listed}\n"
+        assert (line in stdout) == bool(questions), (notebook, stdout)
+        for question in questions:
+            assert not re.search(rf"^.*\b{question.id}\b.*({NOT_ATTEMPTED}|FAIL)", stdout, re.MULTILINE)
+    assert BUNDLE.assignment.written  # the bundle has some to list
+    assert f"Your written answers ({BUNDLE.assignment.written_points:g} points) are graded by a person." in stdout
 
 
 def test_the_file_holds_only_public_checks():
@@ -326,6 +341,7 @@ def test_an_untouched_release_is_one_line_per_item_not_attempted(release: Path, 
     items = [item.name for item in BUNDLE.assignment.items if item.public]
     assert sorted(unattempted) == sorted(items)
     assert "FAIL" not in proc.stdout
+    assert_written_answers_are_left_to_a_person(proc.stdout)
 
 
 def test_a_notebook_missing_beside_check_py_is_one_line_and_the_other_is_checked(release: Path, poison: Path,
