@@ -35,6 +35,7 @@ from ..submissions.load import ClassFolder, discover, student_id
 from ..summary import Summary, Tally
 from ..written.marks import Marks, WrittenError, read_marks
 from ..written.merge import merge
+from ..written.model import Mark
 from ..written.outputs import WrittenOutputs
 from .host import default_cpus, memory_warning
 from .job import Job, Pool, SubmissionFailed
@@ -190,6 +191,7 @@ def grade_class(
     progress: Callable[[int, int], None] | None = None,
     diagnose: bool = True,
     written: Sequence[Path] = (),
+    held_marks: tuple[Sequence[Mark], Path] = ((), Path()),
     log: Callable[[str], None] = _stderr,
 ) -> RunOutcome:
     """Grade every student folder of ``class_dir`` against the bundle at ``assignment_path``
@@ -200,8 +202,9 @@ def grade_class(
     sandboxes must not see (a course folder, with its solutions). When ``out_dir`` holds an
     earlier run, the new one is compared with it (``changes.csv``, the summary's regrade).
     ``diagnose=False`` names no known mistakes (``grader.diagnosis.diagnose``). ``written``:
-    files of marks of the written answers (``grader.written.marks``), merged over those the
-    output folder's written.csv holds."""
+    files of marks of the written answers (``grader.written.marks``), merged over the marks
+    ``held_marks`` names with the file they are held in (nbgrader's gradebook), and those over the
+    ones the output folder's written.csv holds."""
     class_dir, out_dir = Path(class_dir).resolve(), Path(out_dir).resolve()
     if out_dir == class_dir or class_dir in out_dir.parents:
         raise ValueError(f"{out_dir}: the output folder must not be inside the class folder {class_dir}")
@@ -225,7 +228,7 @@ def grade_class(
         found = discover(folder, outline.assignment.name, outline.assignment.notebooks)
         for skipped in found.skipped:
             log(f"skipped {skipped}")
-        marks = _marks(written, out_dir, outline.assignment, {student_id(f) for f in found.students})
+        marks = _marks(written, out_dir, outline.assignment, {student_id(f) for f in found.students}, held_marks)
         with staged(out_dir) as write_dir:
             # Opened first: a reporter's own input (the Canvas gradebook) is told before the workers start.
             outputs = [open_reporter(name, write_dir, **_options(name, reporter_options or {}, folder, reporters))
@@ -259,13 +262,14 @@ class _ClassPlan:
     marks: Marks | None  # the written answers' marks; None when the bundle has no written answers
 
 
-def _marks(files: Sequence[Path], out_dir: Path, assignment: Assignment, students: set[str]) -> Marks | None:
+def _marks(files: Sequence[Path], out_dir: Path, assignment: Assignment, students: set[str],
+           held: tuple[Sequence[Mark], Path]) -> Marks | None:
     """The marks to merge, read and checked before anything runs."""
     if not assignment.written:
         if files:
             raise WrittenError(f"--written {files[0]}: the assignment {assignment.name} has no written answers")
         return None
-    return read_marks(files, out_dir / "written.csv", assignment, students)
+    return read_marks(files, out_dir / "written.csv", assignment, students, *held)
 
 
 def _grade_class(bundle: Bundle, workers: Workers, plan: _ClassPlan, progress: Callable[[int, int], None] | None,

@@ -12,6 +12,7 @@ from ..assignment.bundle import load_bundle
 from ..extras import require_extra
 from .course import class_view, open_course
 from .gradebook import NbgraderGradebook
+from .manual import marks_from_gradebook
 
 
 @dataclass(frozen=True)
@@ -33,9 +34,11 @@ def grade_course(course_dir: Path, assignment_path: Path, *, assignment_id: str 
     course = open_course(course_dir, assignment_id or bundle.name)
     gradebook = NbgraderGradebook(course)
     gradebook.check(bundle)  # a course that does not match the bundle is told before anything runs
+    # formgrader's manual scores count in every output of ours, as in nbgrader export's totals.
+    held = marks_from_gradebook(course, bundle.assignment), Path(course.db_url.removeprefix("sqlite:///"))
     out = out if out is not None else course.root / "grader-reports" / course.assignment_id
     with class_view(course) as view:
         # The course holds the solutions (source/) and every student's work: no sandbox sees it.
         run = grade_class(view, out, assignment_path=assignment_path, stages=[gradebook], hide=[course.root],
-                          **options)
+                          held_marks=held, **options)
     return CourseRun(run, gradebook.awaiting)

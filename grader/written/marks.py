@@ -60,17 +60,19 @@ class Marks:
 
 
 def read_marks(files: Sequence[Path], previous: Path | None, assignment: Assignment,
-               students: Collection[str]) -> Marks:
-    """The marks of ``files`` (``--written``) over those of ``previous`` (the output folder's
-    written.csv, if any), checked against ``assignment`` and the class's ``students``."""
+               students: Collection[str], held: Sequence[Mark] = (), held_in: Path = Path()) -> Marks:
+    """The marks of ``files`` (``--written``) over those ``held`` in ``held_in`` by the platform
+    graded for (nbgrader's gradebook, which formgrader writes), over those of ``previous`` (the
+    output folder's written.csv, if any), checked against ``assignment`` and the class's ``students``.
+    A held mark is carried like the previous run's: one for an earlier text awaits a grader again."""
     given: dict[tuple[str, str], Given] = {}
     dropped: list[str] = []
-    if previous is not None and previous.is_file():
-        for found in _read(previous, assignment, students, carried=True):
-            if found.mark.student not in students or found.mark.question not in {q.id for q in assignment.written}:
-                dropped.append(f"{found.mark.student}/{found.mark.question}")
-            else:
-                given[found.mark.student, found.mark.question] = found
+    previous_marks = _read(previous, assignment, students, carried=True) if previous and previous.is_file() else []
+    for found in [*previous_marks, *(Given(mark, held_in, 0, carried=True) for mark in held)]:
+        if found.mark.student not in students or found.mark.question not in {q.id for q in assignment.written}:
+            dropped.append(f"{found.mark.student}/{found.mark.question}")
+        else:
+            given[found.mark.student, found.mark.question] = found
     chosen: dict[tuple[str, str], Given] = {}
     for path in files:
         for found in _read(path, assignment, students, carried=False):

@@ -56,7 +56,7 @@ def forge(path: Path, question: str, **metadata: Any) -> None:
 
 
 def run(course: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    done = grade("--nbgrader", str(course), "--out", str(out), "--format", "json", "--seed", "3", "--jobs", "2")
+    done = grade("--nbgrader", str(course), "--out", str(out), "--format", "json,csv", "--seed", "3", "--jobs", "2")
     assert done.returncode == 0, done.stderr
     return done
 
@@ -211,11 +211,17 @@ def test_a_manual_score_survives_a_regrade_and_a_changed_answer_is_flagged_again
     assert marks["ada", QUESTIONS[0]].digest == answer_digest(ADA_ANSWER)
     assert marks["ada", QUESTIONS[0]].comment == "the memory part is missing"
 
-    # Our total and nbgrader's agree once manual scores exist.
+    # Our totals and nbgrader's agree once manual scores exist: formgrader's marks count in every
+    # output of ours (results.json and grades.csv alike), beside the answers' own columns.
     results = json.loads((tmp_path / "again" / "results.json").read_text(encoding="utf-8"))
     manual = {student: sum(m.points for m in marks.values() if m.student == student) for student in ("ada", "zoe")}
-    ours = {s["student"]: sum(i["earned"] for i in s["items"]) + manual.get(s["student"], 0.0)
-            for s in results["students"]}
+    ours = {s["student"]: s["score"] for s in results["students"]}
+    assert ours == pytest.approx({s["student"]: sum(i["earned"] for i in s["items"]) + manual.get(s["student"], 0.0)
+                                  for s in results["students"]})
+    with open(tmp_path / "again" / "grades.csv", newline="", encoding="utf-8") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    assert {student: float(row["score"]) for student, row in rows.items()} == pytest.approx(ours)
+    assert rows["ada"][QUESTIONS[0]] == "1.5" and rows["zoe"][QUESTIONS[1]] == "2"
     nbgrader(course, "export", "--to", str(tmp_path / "export.csv"))
     with open(tmp_path / "export.csv", newline="", encoding="utf-8") as handle:
         theirs = {row["student_id"]: float(row["score"]) for row in csv.DictReader(handle)}
@@ -223,6 +229,10 @@ def test_a_manual_score_survives_a_regrade_and_a_changed_answer_is_flagged_again
 
     answer(course / "submitted" / "ada" / ASSIGNMENT, {QUESTIONS[0]: ADA_ANSWER + " Also O(n) memory."})
     run(course, tmp_path / "changed")
+    # Ours count no points for a text no one has read: the answer awaits a grader again.
+    again = json.loads((tmp_path / "changed" / "results.json").read_text(encoding="utf-8"))
+    ada = next(s for s in again["students"] if s["student"] == "ada")
+    assert ada["score"] == pytest.approx(ours["ada"] - 1.5)
     changed = find_grade(course, "ada", QUESTIONS[0])
     assert changed["needs_manual_grade"] and changed["manual_score"] == 1.5  # kept, for the grader to review
     assert not find_grade(course, "zoe", QUESTIONS[1])["needs_manual_grade"]
