@@ -249,15 +249,20 @@ def parse_assignment(raw: Any, path: Path, known_checks: dict[str, set[str]] | N
 
     default_tols = tolerance_table(top["tolerances"], "tolerances", require=True)
 
-    items_raw = mapping(top["items"], "items")
+    def listed_entries(section: str, listed: dict[str, str], under: str, what: str) -> dict[str, Any]:
+        """``top[section]``: an entry for each name of ``listed`` (name -> its notebook), no other."""
+        entries = mapping(top.get(section, {}), section)
+        for name in listed:
+            if name not in entries:
+                raise fail(f"{section}.{name}", f"missing (listed under notebooks.{listed[name]}{under})")
+        for name in entries:
+            if name not in listed:
+                raise fail(f"{section}.{name}", f"not listed under any notebook{what}")
+        return entries
+
     items = []
-    for item_name in notebook_of:
-        if item_name not in items_raw:
-            raise fail(f"items.{item_name}", f"missing (listed under notebooks.{notebook_of[item_name]})")
-    for item_name, spec in items_raw.items():
+    for item_name, spec in listed_entries("items", notebook_of, "", "").items():
         key = f"items.{item_name}"
-        if item_name not in notebook_of:
-            raise fail(key, "not listed under any notebook")
         spec = mapping(spec, key)
         exact_keys(spec, {"checks"}, key, optional={"tolerances"})
         checks = mapping(spec["checks"], f"{key}.checks")
@@ -284,15 +289,9 @@ def parse_assignment(raw: Any, path: Path, known_checks: dict[str, set[str]] | N
     order = list(notebook_of)
     items.sort(key=lambda item: order.index(item.name))
 
-    written_raw = mapping(top.get("written", {}), "written")
     written = []
-    for question in written_of:
-        if question not in written_raw:
-            raise fail(f"written.{question}", f"missing (listed under notebooks.{written_of[question]}.written)")
-    for question, spec in written_raw.items():
+    for question, spec in listed_entries("written", written_of, ".written", "'s written answers").items():
         key = f"written.{question}"
-        if question not in written_of:
-            raise fail(key, "not listed under any notebook's written answers")
         spec = mapping(spec, key)
         exact_keys(spec, {"points", "question"}, key, optional={"rubric"})
         points = number(spec["points"], f"{key}.points")

@@ -80,6 +80,56 @@ def test_errors_name_the_file_and_the_key(edit, key, tmp_path: Path):
     assert str(info.value).startswith(f"{path}: {key}:")
 
 
+def _first_written(data: dict) -> tuple[str, str]:
+    """The bundle's first written answer and its notebook (skips a bundle without any)."""
+    for notebook, spec in data["notebooks"].items():
+        if spec.get("written"):
+            return spec["written"][0], notebook
+    pytest.skip("the bundle has no written answers")
+
+
+@pytest.mark.parametrize(
+    "edit, key",
+    [
+        (lambda d, q, nb: d["written"].pop(q), "written.{q}"),
+        (lambda d, q, nb: d["written"].update(made_up={"points": 1, "question": "Why?"}), "written.made_up"),
+        (lambda d, q, nb: d["written"][q].update(points=-2), "written.{q}.points"),
+        (lambda d, q, nb: d["written"][q].update(question=" "), "written.{q}.question"),
+        (lambda d, q, nb: d["written"][q].update(hint="x"), "written.{q}.hint"),
+        (lambda d, q, nb: d["written"][q].update(rubric={"all": {"points": 99, "text": "all of it"}}),
+         "written.{q}.rubric"),
+        (lambda d, q, nb: d["written"][q].update(rubric={"two words": {"points": 1, "text": "t"}}),
+         "written.{q}.rubric.two words"),
+        (lambda d, q, nb: d["written"][q].update(rubric={"part": {"points": 1}}), "written.{q}.rubric.part.text"),
+        (lambda d, q, nb: d["notebooks"][nb].update(written="all"), "notebooks.{nb}.written"),
+        (lambda d, q, nb: d["notebooks"][nb]["written"].append(d["notebooks"][nb]["items"][0]),
+         "notebooks.{nb}.written"),
+    ],
+)
+def test_written_answers_errors_name_the_file_and_the_key(edit, key, tmp_path: Path):
+    data = raw()
+    question, notebook = _first_written(data)
+    edit(data, question, notebook)
+    path = tmp_path / "assignment.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError) as info:
+        _read_assignment(path, KNOWN)
+    assert str(info.value).startswith(f"{path}: {key.format(q=question, nb=notebook)}:")
+
+
+def test_written_answers_are_read_with_their_rubric():
+    data = raw()
+    question, notebook = _first_written(data)
+    a = _read_assignment(BUNDLE_PATH, KNOWN)
+    read = a.question(question)
+    spec = data["written"][question]
+    assert (read.id, read.notebook, read.points) == (question, notebook, spec["points"])
+    assert [(part.name, part.points) for part in read.rubric] == [
+        (name, part["points"]) for name, part in spec.get("rubric", {}).items()]
+    assert a.written_points == sum(q["points"] for q in data["written"].values())
+    assert read in a.written_of(notebook)
+
+
 def test_checks_are_hidden_unless_marked_public(tmp_path: Path):
     data = raw()
     checks = data["items"]["softmax"]["checks"]
