@@ -237,7 +237,7 @@ def _judge(case: _Case, result: SubmissionResult) -> CaseResult:
         lost = _lost(result)
         if lost:
             return CaseResult("reference", case.name, ALL_ITEMS, "MISS", tuple(lost), "the reference lost points")
-        return CaseResult("reference", case.name, ALL_ITEMS, "ok", (), f"{result.score:g} / {result.max_score:g}")
+        return CaseResult("reference", case.name, ALL_ITEMS, "ok", (), f"{result.items_score:g} / {result.items_max:g}")
     if case.kind == "stubs":
         return _judge_stubs(case, result)
     entry = case.entry
@@ -283,7 +283,7 @@ def _judge_stubs(case: _Case, result: SubmissionResult) -> CaseResult:
     if problems:
         return CaseResult("stubs", case.name, ALL_ITEMS, "MISS", (), "; ".join(problems))
     return CaseResult("stubs", case.name, ALL_ITEMS, "ok", (),
-                      f"{result.score:g} / {result.max_score:g}; every check failed on NotImplementedError")
+                      f"{result.items_score:g} / {result.items_max:g}; every check failed on NotImplementedError")
 
 
 def _judge_auto(mutant: AutoMutant, result: SubmissionResult) -> AutoResult:

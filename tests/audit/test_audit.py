@@ -318,7 +318,10 @@ def test_a_weakened_check_set_fails_naming_the_mutant(tmp_path: Path) -> None:
     for check in caught_by:
         del raw["items"][entry.item]["checks"][check]
     (tmp_path / "catalogue" / "mutants").mkdir(parents=True)
-    shutil.copy(BUNDLE.catalogue_dir / "mutants" / f"{entry.name}.py", tmp_path / "catalogue" / "mutants")
+    # Its header's checks (# loses:, # says:) are the ones just taken away: an author would drop them.
+    source = (BUNDLE.catalogue_dir / "mutants" / f"{entry.name}.py").read_text(encoding="utf-8")
+    kept = [line for line in source.splitlines(keepends=True) if not line.startswith(("# loses:", "# says:"))]
+    (tmp_path / "catalogue" / "mutants" / f"{entry.name}.py").write_text("".join(kept), encoding="utf-8")
     weakened = copy_of_the_yaml(tmp_path, raw)
 
     out = io.StringIO()

@@ -103,7 +103,10 @@ def test_scaffold_fill_audit_grade(tmp_path: Path) -> None:
                  "--no-progress")
     assert graded.returncode == 0, graded.stderr
     rows = {row["student"]: row for row in csv.DictReader((tmp_path / "out" / "grades.csv").open())}
-    assert rows["right"]["score"] == rows["right"]["max_score"]
+    # Full marks on every item; the written answers (none in a .py of the reference) await a person.
+    written = sum(question["points"] for question in yaml.safe_load(
+        (bundle / "assignment.yaml").read_text(encoding="utf-8")).get("written", {}).values())
+    assert float(rows["right"]["score"]) == float(rows["right"]["max_score"]) - written
     full = points(raw, "scale_rows")
     assert float(rows["wrong"]["scale_rows"]) < full == float(rows["right"]["scale_rows"])
     assert float(rows["wrong"]["ShiftLayer"]) == float(rows["right"]["ShiftLayer"]) == points(raw, "ShiftLayer")
