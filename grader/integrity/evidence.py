@@ -369,6 +369,22 @@ def flagged(found: Iterable[Pair]) -> list[Pair]:
             and peers[p.a] & peers[p.b]]
 
 
+def through(pair: Pair, found: Iterable[Pair]) -> tuple[str, ...]:
+    """The students a listed pair's two are each listed with: the middle of a chain A -> B -> C
+    (each copy dressed again, A and C may share less with each other than with B)."""
+    peers: dict[str, set[str]] = defaultdict(set)
+    for p in found:
+        peers[p.a].add(p.b)
+        peers[p.b].add(p.a)
+    return tuple(sorted(peers[pair.a] & peers[pair.b]))
+
+
+def why(pair: Pair, found: Sequence[Pair]) -> str:
+    """``pair.evidence``, and the students who link the two, if any."""
+    middle = through(pair, found)
+    return pair.evidence + (f"; both are also listed with {', '.join(middle)}" if middle else "")
+
+
 def clusters(found: Sequence[Pair]) -> list[tuple[str, ...]]:
     """Groups of three or more students among the listed pairs ``found``, joined by strong links
     only, largest first: a link of ``STRONG`` or less, or one of a triangle of listed pairs. A

@@ -12,7 +12,7 @@ from benchmarks import integrity_class
 from benchmarks.integrity_converging import KINDS, build
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.integrity.evidence import Pair, Work, flagged, pairs, solution_matches
+from grader.integrity.evidence import Pair, Work, flagged, pairs, solution_matches, why
 from grader.integrity.fingerprints import definitions
 from grader.integrity.public import public_code
 from grader.submissions.load import read_cells
@@ -50,6 +50,17 @@ def test_each_disguise_in_a_class_of_its_own_is_found(tmp_path, kind):
     copies = {frozenset((a, b)) for a, b, _ in planted}
     assert copies <= listed(found), (kind, planted, [(p.a, p.b, p.evidence) for p in found])
     assert len(listed(found) - copies) <= 1  # at most one honest pair on the list
+
+
+def test_the_ends_of_a_chain_are_listed_with_the_middle_link_named(tmp_path):
+    planted = build(tmp_path / "class", 40, seed=12, kinds=["chain"])  # A -> B -> C, each dressed again
+    students = {s for a, b, _ in planted for s in (a, b)}
+    found = flagged(pairs(works(tmp_path / "class"), PUBLIC))
+    chain = [p for p in found if {p.a, p.b} <= students]
+    assert len(chain) == 3
+    for p in chain:
+        (middle,) = students - {p.a, p.b}
+        assert why(p, found).endswith(f"; both are also listed with {middle}")
 
 
 def test_the_instructors_solution_is_named_and_is_not_a_pair(tmp_path):
