@@ -59,6 +59,9 @@ ELSEWHERE = math.log(500)  # an item shared as by 1 pair in 500: rare, for ``pai
 LISTED = math.log(20)  # an item's rarity from which it is named: shared as by 1 pair in 20 of the class
 
 
+Check = tuple[str, bool]  # a failed hidden check, and whether the code raised on it (or returned)
+
+
 @dataclass(frozen=True)
 class Work:
     """What one student handed in and returned, as the report compares it."""
@@ -67,6 +70,7 @@ class Work:
     code: Mapping[str, ItemCode]  # item -> what the student's item runs
     behaviour: Mapping[str, str] = field(default_factory=dict)  # item -> digest, for items that lost points
     explained: frozenset[str] = frozenset()  # items whose lost points a known mistake explains
+    failed: Mapping[str, tuple[Check, ...]] = field(default_factory=dict)  # item -> its failed hidden checks
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,7 @@ class ItemEvidence:
     behaviour: float  # the rarity of the wrong values they share (0: none, or no evidence)
     sharers: int  # students whose code returned the same wrong values (0: none shared)
     explained: bool  # a known mistake explains those values
+    checks: tuple[Check, ...] = ()  # the hidden checks both failed, with the same values (listed pairs only)
     lines_a: tuple[int, ...] = ()  # lines of a's code that hold shared fingerprints (listed pairs only)
     lines_b: tuple[int, ...] = ()
 
@@ -347,7 +352,8 @@ def _evidence(item: str, data: _Item, a: Work, b: Work, i: int, j: int, total_pa
     shared = ba is not None and bb is not None and ba[0] == bb[0]
     behaviour = min(ba[2], bb[2]) if shared and ba and bb else 0.0
     explained = shared and (item in a.explained or item in b.explained)
-    evidence = ItemEvidence(item, code, behaviour, ba[1] if shared and ba else 0, explained)
+    checks = tuple(a.failed.get(item, ())) if shared else ()  # the same values: the same checks failed
+    evidence = ItemEvidence(item, code, behaviour, ba[1] if shared and ba else 0, explained, checks)
     if evidence.strength >= LISTED and both:
         evidence = replace(evidence, lines_a=_lines(a.code.get(item), both), lines_b=_lines(b.code.get(item), both))
     return evidence

@@ -109,7 +109,14 @@ def _behaviour(e: ItemEvidence) -> str:
     if not e.sharers:
         return ""
     others = e.sharers - 2
-    text = "Both lost points here, and their code returned the same values on every hidden check"
+    text = "Both lost points here"
+    raised = [name for name, error in e.checks if error]
+    returned = [name for name, error in e.checks if not error]
+    if raised:
+        text += f"; {counted(len(raised), 'check')} raised an error ({', '.join(raised)})"
+    if returned:
+        text += f"; {counted(len(returned), 'check')} returned wrong values ({', '.join(returned)})"
+    text += "; and their code returned the same values on every hidden check"
     text += f" (as did {counted(others, 'other student')})" if others else " (no one else did)"
     if e.explained:
         text += "; a known mistake explains those values, so it is no evidence"

@@ -59,7 +59,9 @@ class IntegrityReport:
             code.update(definitions(cells, names))
         self.works.append(Work(result.student, code,
                                {item.name: item.behaviour for item in result.items if item.behaviour},
-                               frozenset(item.name for item in result.items if item.diagnoses)))
+                               frozenset(item.name for item in result.items if item.diagnoses),
+                               {item.name: tuple((c.name, c.name in item.raised) for c in item.checks if not c.passed)
+                                for item in result.items if item.behaviour}))
 
     def close(self) -> None:
         assert self.bundle is not None and self.public is not None, "start() first"
