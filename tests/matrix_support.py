@@ -25,6 +25,7 @@ ONCE = (
     "tests/lms/test_intake.py",
     "tests/nbgrader_course/",
     "tests/reporters/test_reporters_html.py",
+    "tests/reporters/test_reporter_integrity_classes.py",
     "tests/test_layout.py",
     "tests/test_readme.py",
     "tests/test_tox.py",
