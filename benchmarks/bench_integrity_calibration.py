@@ -1,18 +1,21 @@
 """Who the integrity report lists, on classes no one tuned it on: honest pairs on the list, and
 the planted copies of every kind found, at every class size (the analysis alone, no grading).
 
-    python benchmarks/bench_integrity_calibration.py [--sizes 20,40,150,1000] [--seeds 1,2]
+    python benchmarks/bench_integrity_calibration.py [--sizes 20,40,150,1000] [--seeds 1,2] [--against REV]
 
 For each size and seed: an honest class whose students converge strongly, and the same with the
 copies of ``integrity_converging.KINDS`` planted (``benchmarks/integrity_converging.py``), plus
 last round's class (``integrity_class.py``: public ports, classic bugs, styles). Prints the
 honest pairs listed, the planted pairs found by kind, and the analysis's CPU seconds (reading
-and fingerprinting the files; scoring the class).
+and fingerprinting the files; scoring the class). With ``--against REV`` (a commit of this
+repository), each line is followed by the same class measured by REV's analysis (its ``grader``
+and benchmarks, run from a copy of that commit): the figures before and after, side by side.
 """
 
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import tempfile
 import time
@@ -67,7 +70,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="20,40,150,1000")
     parser.add_argument("--seeds", default="1")
+    parser.add_argument("--against", help="a commit whose analysis measures the same classes, for a line beside each")
     args = parser.parse_args()
+    before = _against(args.against, args.sizes, args.seeds) if args.against else {}
     for size in map(int, args.sizes.split(",")):
         for seed in map(int, args.seeds.split(",")):
             for label, build in classes(size, seed):
@@ -86,6 +91,22 @@ def main() -> None:
                       f"[{', '.join(f'{k} {by_kind[k]}/{kinds[k]}' for k in kinds)}]; solution: "
                       f"{len(leaked & named.keys())}/{len(leaked)} leaked named, {len(named.keys() - leaked)} others; "
                       f"CPU: read {read:.1f} s, score {score:.1f} s", flush=True)
+                key = f"{size:5} seed {seed} {label:17}"
+                if args.against:
+                    print(f"{args.against[:12]:>{len(key)}}: {before.get(key, '(not measured there)')}", flush=True)
+
+
+def _against(rev: str, sizes: str, seeds: str) -> dict[str, str]:
+    """The lines this benchmark prints at commit ``rev``, by class (the text before the colon)."""
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory(prefix="bench-calibration-rev-") as tmp:
+        tree = subprocess.run(["git", "archive", rev, "grader", "benchmarks", "assignments", "reference"],
+                              cwd=root, check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=tree, check=True)
+        done = subprocess.run([sys.executable, "benchmarks/bench_integrity_calibration.py", "--sizes", sizes,
+                               "--seeds", seeds], cwd=tmp, check=True, capture_output=True, text=True,
+                              env={"PYTHONPATH": tmp, "PATH": "/usr/bin:/bin"})
+    return {line.split(":", 1)[0]: line.split(":", 1)[1].strip() for line in done.stdout.splitlines() if ":" in line}
 
 
 if __name__ == "__main__":

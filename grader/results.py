@@ -83,6 +83,7 @@ class ItemResult:
     # What the code returned on the hidden checks of an item that lost points, as a digest, when a
     # reporter asked (``grader.integrity.behaviour``); "" otherwise. Not written to results.json.
     behaviour: str = ""
+    raised: tuple[str, ...] = ()  # with ``behaviour``: the checks on which the code raised (not returned)
 
     @property
     def mistakes(self) -> tuple[str, ...]:
@@ -146,7 +147,8 @@ class SubmissionResult:
         items = tuple(
             ItemResult(**{**item, "checks": tuple(CheckResult(**c) for c in item["checks"]),
                           "examples": tuple(Picture.from_json(p) for p in item.get("examples", ())),
-                          "diagnoses": tuple(Diagnosis(**d) for d in item.get("diagnoses", ()))})
+                          "diagnoses": tuple(Diagnosis(**d) for d in item.get("diagnoses", ())),
+                          "raised": tuple(item.get("raised", ()))})
             for item in data["items"]
         )
         notebooks = tuple(
@@ -189,6 +191,8 @@ def _item_json(item: ItemResult) -> dict[str, Any]:
         del data["examples"]
     if not item.behaviour:
         del data["behaviour"]
+    if not item.raised:
+        del data["raised"]
     return data
 
 

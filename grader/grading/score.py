@@ -160,12 +160,14 @@ def run_item(item: Item, runner: Runner, seed: int, registry: Registry,
     if recording is not None and diagnose is not None and earned < item.points:
         diagnoses = diagnose(item, recording, checks)
     returned = ""
+    raised_on: tuple[str, ...] = ()
     if recording is not None and behaviour and earned < item.points:
-        from ..integrity.behaviour import digest  # only a run with the integrity report needs it
+        from ..integrity.behaviour import digest, raised  # only a run with the integrity report needs it
 
-        returned = digest(recording.exchanges)
+        returned, raised_on = digest(recording.exchanges), raised(recording.exchanges)
     result = ItemResult(item.name, item.notebook, item.points, earned, tuple(checks), output.text,
-                        output.dropped_bytes, error, diagnoses=diagnoses, behaviour=returned)
+                        output.dropped_bytes, error, diagnoses=diagnoses, behaviour=returned,
+                        raised=raised_on if returned else ())
     return result, alive
 
 

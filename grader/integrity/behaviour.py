@@ -36,6 +36,11 @@ def digest(exchanges: Sequence[Exchange]) -> str:
     return h.hexdigest()
 
 
+def raised(exchanges: Sequence[Exchange]) -> tuple[str, ...]:
+    """The checks on which the code raised an error rather than return (each once, in order)."""
+    return tuple(dict.fromkeys(e.check for e in exchanges if isinstance(read(e.reply), RaisedError)))
+
+
 def _feed(h: Any, value: Any) -> None:
     if isinstance(value, ForeignArray):
         value = value.array

@@ -14,7 +14,10 @@ Per item and pair, two kinds of evidence:
 Neither is read as it is: each is turned into its **rarity in this class**, ``-ln p``, ``p``
 the share of the class's pairs that share as much on that item (a copy of one item in a class
 of 1,000, held by no one else: ``ln 499,500 = 13.1``; two students of the third who wrote the
-item the same common way: ``ln 9 = 2.2``). A pair's strength ``T`` is the sum over the items of each
+item the same common way: ``ln 9 = 2.2``). The pairs that share *as much* are counted among the
+pairs that share nothing rare on the other items (``ELSEWHERE``; an item the same token for token
+counts there too, ``_identical``): in a class where a fifth of the students copy, the other copies
+of an item would make it look common to each copy. A pair's strength ``T`` is the sum over the items of each
 rarity above ``FLOOR``, less the mean of the two students' strengths with the whole class (a
 student who writes every item a common way, or keeps to one style, shares that with everyone).
 What the class shares by chance, the class shows: the strengths of all its pairs are measured,
@@ -47,9 +50,16 @@ GROUP = 2.0  # a link that lists its pair when it closes a triangle of such link
 STRONG = 0.01  # a link that joins two students in one group on its own (``clusters``)
 TAIL = 0.1  # the share of the class's pairs whose strengths the tail is fitted on
 TAIL_MIN = 10  # ... and at least this many pairs
-SHARED = 3  # fingerprints two students share at a level of rarity for an item to count at that level
+# Fingerprints two students share at a level of rarity for an item to count at that level (one
+# column of levels each; ``_identical`` adds the last).
+SHARED = (3,)
 FLOOR = 1.5  # the rarity an item is counted from: what 1 pair in 4.5 of the class shares is no evidence
+IDENTICAL = 4  # fingerprints, at least, of an item that two students share token for token to count as one
+ELSEWHERE = math.log(500)  # an item shared as by 1 pair in 500: rare, for ``pairs`` to measure chance without it
 LISTED = math.log(20)  # an item's rarity from which it is named: shared as by 1 pair in 20 of the class
+
+
+Check = tuple[str, bool]  # a failed hidden check, and whether the code raised on it (or returned)
 
 
 @dataclass(frozen=True)
@@ -60,6 +70,7 @@ class Work:
     code: Mapping[str, ItemCode]  # item -> what the student's item runs
     behaviour: Mapping[str, str] = field(default_factory=dict)  # item -> digest, for items that lost points
     explained: frozenset[str] = frozenset()  # items whose lost points a known mistake explains
+    failed: Mapping[str, tuple[Check, ...]] = field(default_factory=dict)  # item -> its failed hidden checks
 
 
 @dataclass(frozen=True)
@@ -69,6 +80,7 @@ class ItemEvidence:
     behaviour: float  # the rarity of the wrong values they share (0: none, or no evidence)
     sharers: int  # students whose code returned the same wrong values (0: none shared)
     explained: bool  # a known mistake explains those values
+    checks: tuple[Check, ...] = ()  # the hidden checks both failed, with the same values (listed pairs only)
     lines_a: tuple[int, ...] = ()  # lines of a's code that hold shared fingerprints (listed pairs only)
     lines_b: tuple[int, ...] = ()
 
@@ -145,7 +157,8 @@ class _Item:
     holders: dict[int, int]  # fingerprint -> how many students hold it, those held by two or more
     own: list[set[int]]  # per student, their fingerprints that are not public
     level: np.ndarray  # holders -> the level of rarity it is counted at
-    at_most: np.ndarray  # level -> how many pairs of the class share ``SHARED`` fingerprints that rare
+    at_most: np.ndarray  # level, column (``SHARED``, then ``_identical``) -> how many of ``null_pairs`` share as much
+    null_pairs: np.ndarray  # per column of ``at_most``, the pairs it counts among
     behaviour: dict[int, tuple[str, int, float]]  # student -> (digest, sharers, rarity), counted ones
 
 
@@ -161,6 +174,7 @@ def pairs(works: Sequence[Work], public: Public, keep: float = GROUP) -> list[Pa
     items: dict[str, _Item] = {}
     alone: dict[frozenset[int], set[str]] = defaultdict(set)  # students -> items whose code only they share
     most = min(GROUP_MOST, max(5, n // 8))  # more is a way of writing it that many took, not a group
+    reach: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # item -> the pairs that share code, and their levels
     for item in sorted({item for w in works for item in (*w.code, *w.behaviour)}):
         own = [_own_prints(w.code.get(item), public) for w in works]
         held: dict[int, list[int]] = defaultdict(list)
@@ -169,15 +183,36 @@ def pairs(works: Sequence[Work], public: Public, keep: float = GROUP) -> list[Pa
                 held[h].append(index)
         sets = Counter(frozenset(who) for who in held.values() if 3 <= len(who) <= most)
         for students, count in sets.items():
-            if count >= SHARED:
+            if count >= SHARED[0]:
                 alone[students].add(item)
         reached, level = _reached(held, n, upper)
-        at_most = np.cumsum(np.bincount(np.where(reached == 0, n + 1, reached), minlength=n + 2))
-        code = np.where(reached == 0, 0.0, -np.log(np.maximum(at_most[reached], 1) / total_pairs))
+        for who in _identical(own, most):
+            first, second = (np.asarray(who)[side] for side in np.triu_indices(len(who), 1))
+            reached[first * (2 * n - first - 1) // 2 + (second - first - 1), len(SHARED)] = len(who)
+        at = np.flatnonzero(reached.any(axis=1))
+        reach[item] = (at, reached[at])
         kept = _behaviour_counted(works, item)
-        behaviour = _behaviour_rarity(kept, n, total_pairs)
-        strength += np.maximum(0.0, code - FLOOR) + np.maximum(0.0, behaviour - FLOOR)
-        items[item] = _Item({h: len(who) for h, who in held.items() if len(who) >= 2}, own, level, at_most, kept)
+        strength += np.maximum(0.0, _behaviour_rarity(kept, n, total_pairs) - FLOOR)
+        items[item] = _Item({h: len(who) for h, who in held.items() if len(who) >= 2}, own, level,
+                            np.zeros((n + 2, len(SHARED) + 1), dtype=np.int64),
+                            np.full(len(SHARED) + 1, total_pairs), kept)
+    # What pairs share by chance on an item is measured on the pairs that share nothing rare on the
+    # other items: the copies of a class (a fifth of its students, in some) share an item's rare
+    # code with each other, and counted in, they would make it look common to each other.
+    rare = {}
+    for item, (at, levels) in reach.items():
+        rare[item] = _code_rarity(_at_most(levels, np.ones(len(at), dtype=bool), n), levels, total_pairs) \
+            >= ELSEWHERE - FLOOR
+    elsewhere = np.zeros(total_pairs, dtype=np.int64)
+    for item, (at, _) in reach.items():
+        elsewhere[at] += rare[item]
+    chances = {item: elsewhere[at] - rare[item] == 0 for item, (at, _) in reach.items()}
+    for item, (at, levels) in reach.items():
+        data = items[item]
+        data.at_most = _at_most(levels, chances[item], n)
+        data.null_pairs = np.full(levels.shape[1], total_pairs - np.count_nonzero(~chances[item]))
+        # A code's rarity is what the pairs share at a level; ``_identical`` only says who is left out.
+        strength[at] += _code_rarity(data.at_most[:, :-1], levels[:, :-1], data.null_pairs[:-1])
     # A student who shares much with everyone (who writes every item a common way, or keeps to one
     # style) shares it by chance with each: the mean of the two students' strengths with the class
     # is set aside.
@@ -205,19 +240,39 @@ def pairs(works: Sequence[Work], public: Public, keep: float = GROUP) -> list[Pa
     return found
 
 
+def _at_most(levels: np.ndarray, chance: np.ndarray, n: int) -> np.ndarray:
+    """Per level and per count of ``SHARED``, how many pairs of ``chance`` share that many
+    fingerprints at that level or a rarer one."""
+    kept = levels[chance]
+    return np.stack([np.cumsum(np.bincount(np.where(kept[:, m] == 0, n + 1, kept[:, m]), minlength=n + 2))
+                     for m in range(levels.shape[1])], axis=1)  # 0, none, counted past every level
+
+
+def _code_rarity(at_most: np.ndarray, levels: np.ndarray, null_pairs: np.ndarray | int) -> np.ndarray:
+    """Each pair's rarity above ``FLOOR``: -ln of the share of the ``null_pairs`` that share as
+    many fingerprints as rare, the count of ``SHARED`` that makes it rarest."""
+    rarity = np.zeros(len(levels))
+    for m in range(levels.shape[1]):
+        reached = levels[:, m] > 0
+        rarity[reached] = np.maximum(rarity[reached], -np.log(np.maximum(at_most[levels[reached, m], m], 1)
+                                                              / np.broadcast_to(null_pairs, levels.shape[1:])[m]))
+    return np.maximum(0.0, rarity - FLOOR)
+
+
 def _reached(held: Mapping[int, list[int]], n: int, upper: tuple[np.ndarray, np.ndarray]
              ) -> tuple[np.ndarray, np.ndarray]:
-    """Per pair, the rarest level at which the two share ``SHARED`` fingerprints (0: none, or
-    only at a level too common to count): the fingerprints are taken rarest first, a level at a
-    time (each up to a quarter more holders than the last), and added up as a
-    students-by-students matrix product. Also the level of each count of holders."""
+    """Per pair, for each count of ``SHARED``, the rarest level at which the two share that
+    many fingerprints (0: none, or only at a level too common to count): the fingerprints are
+    taken rarest first, a level at a time (each up to a quarter more holders than the last),
+    and added up as a students-by-students matrix product. Also the level of each count of
+    holders."""
     shared = sorted((len(who), h) for h, who in held.items() if len(who) >= 2)
     level = np.zeros(n + 1, dtype=np.int64)
-    reached = np.zeros(len(upper[0]), dtype=np.int64)
+    reached = np.zeros((len(upper[0]), len(SHARED) + 1), dtype=np.int64)  # the last: ``_identical``'s
     count = np.zeros((n, n), dtype=np.float32)
     k = 0
     while k < len(shared):
-        top = max(shared[k][0], int(shared[k][0] * 1.25))
+        top = min(n, max(shared[k][0], int(shared[k][0] * 1.25)))
         stop = k
         while stop < len(shared) and shared[stop][0] <= top:
             stop += 1
@@ -225,12 +280,26 @@ def _reached(held: Mapping[int, list[int]], n: int, upper: tuple[np.ndarray, np.
         for column, (_, h) in enumerate(shared[k:stop]):
             matrix[held[h], column] = 1.0
         count += matrix @ matrix.T
-        reached[(reached == 0) & (count[upper] >= SHARED)] = top
+        pair_count = count[upper]
+        for m, needed in enumerate(SHARED):
+            reached[(reached[:, m] == 0) & (pair_count >= needed), m] = top
         level[shared[k][0]:top + 1] = top
         k = stop
-        if np.count_nonzero(reached) > math.exp(-FLOOR) * len(reached):
+        if np.count_nonzero(reached[:, 0]) > math.exp(-FLOOR) * len(reached):
             break  # what more pairs than that share counts for nothing (``FLOOR``): the common levels cost most
     return reached, level
+
+
+def _identical(own: Sequence[set[int]], most: int) -> list[list[int]]:
+    """The groups of at most ``most`` students whose code for an item is the same token for token
+    (the same fingerprints, at least ``IDENTICAL`` of them). Honest students who take one common
+    way share it with many; a copy of a student's own code is held by the two alone, however
+    common each of its fingerprints is (``pairs`` leaves such pairs out of the other items' chance)."""
+    groups: dict[frozenset[int], list[int]] = defaultdict(list)
+    for index, prints in enumerate(own):
+        if len(prints) >= IDENTICAL:
+            groups[frozenset(prints)].append(index)
+    return [who for who in groups.values() if 2 <= len(who) <= most]
 
 
 def _behaviour_counted(works: Sequence[Work], item: str) -> dict[int, tuple[str, int, float]]:
@@ -276,13 +345,15 @@ def _behaviour_rarity(counted: Mapping[int, tuple[str, int, float]], n: int, tot
 def _evidence(item: str, data: _Item, a: Work, b: Work, i: int, j: int, total_pairs: int) -> ItemEvidence:
     both = {h for h in data.own[i] & data.own[j] if h in data.holders}
     rarest = sorted(data.holders[h] for h in both)
-    level = int(data.level[rarest[SHARED - 1]]) if len(rarest) >= SHARED else 0
-    code = -math.log(data.at_most[level] / total_pairs) if level else 0.0  # 0: none, or too common to count
+    levels = [int(data.level[rarest[needed - 1]]) if len(rarest) >= needed else 0 for needed in SHARED]
+    code = max((-math.log(max(1, data.at_most[level, m]) / data.null_pairs[m]) for m, level in enumerate(levels)
+                if level), default=0.0)
     ba, bb = data.behaviour.get(i), data.behaviour.get(j)
     shared = ba is not None and bb is not None and ba[0] == bb[0]
     behaviour = min(ba[2], bb[2]) if shared and ba and bb else 0.0
     explained = shared and (item in a.explained or item in b.explained)
-    evidence = ItemEvidence(item, code, behaviour, ba[1] if shared and ba else 0, explained)
+    checks = tuple(a.failed.get(item, ())) if shared else ()  # the same values: the same checks failed
+    evidence = ItemEvidence(item, code, behaviour, ba[1] if shared and ba else 0, explained, checks)
     if evidence.strength >= LISTED and both:
         evidence = replace(evidence, lines_a=_lines(a.code.get(item), both), lines_b=_lines(b.code.get(item), both))
     return evidence
@@ -302,6 +373,22 @@ def flagged(found: Iterable[Pair]) -> list[Pair]:
         peers[b].add(a)
     return [p for p in found if p.expected <= ALPHA or p.group or frozenset((p.a, p.b)) in loose
             and peers[p.a] & peers[p.b]]
+
+
+def through(pair: Pair, found: Iterable[Pair]) -> tuple[str, ...]:
+    """The students a listed pair's two are each listed with: the middle of a chain A -> B -> C
+    (each copy dressed again, A and C may share less with each other than with B)."""
+    peers: dict[str, set[str]] = defaultdict(set)
+    for p in found:
+        peers[p.a].add(p.b)
+        peers[p.b].add(p.a)
+    return tuple(sorted(peers[pair.a] & peers[pair.b]))
+
+
+def why(pair: Pair, found: Sequence[Pair]) -> str:
+    """``pair.evidence``, and the students who link the two, if any."""
+    middle = through(pair, found)
+    return pair.evidence + (f"; both are also listed with {', '.join(middle)}" if middle else "")
 
 
 def clusters(found: Sequence[Pair]) -> list[tuple[str, ...]]:

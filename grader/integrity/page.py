@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from ..render.html import esc, page
 from ..render.words import counted
-from .evidence import ItemEvidence, Pair
+from .evidence import ItemEvidence, Pair, why
 from .fingerprints import ItemCode
 
 _STYLE = """<style>
@@ -56,12 +56,12 @@ def integrity_page(assignment: str, flagged: Sequence[Pair], groups: Sequence[tu
                     "<th>why</th></tr>")
         body += [f'<tr><td><a href="#pair-{n}">{n}</a></td><td>{esc(p.a)}</td><td>{esc(p.b)}</td>'
                  f"<td>{p.score:.2f}</td><td>{esc('; '.join(e.item for e in p.listed))}</td>"
-                 f"<td>{esc(p.evidence)}</td></tr>" for n, p in enumerate(flagged, start=1)]
+                 f"<td>{esc(why(p, flagged))}</td></tr>" for n, p in enumerate(flagged, start=1)]
         body.append("</table>")
     else:
         body.append("<p>No pair shares more than this class shares by chance.</p>")
     for n, p in enumerate(flagged, start=1):
-        body += _pair(n, p, code.get(p.a, {}), code.get(p.b, {}))
+        body += _pair(n, p, why(p, flagged), code.get(p.a, {}), code.get(p.b, {}))
     if public:
         body.append('<h2 id="public">Code that matches public code</h2>'
                     "<p>No evidence between students: where their code comes from.</p><ul>")
@@ -84,9 +84,9 @@ def _closest(group: Sequence[str], flagged: Sequence[Pair]) -> list[tuple[str, s
     return out
 
 
-def _pair(n: int, p: Pair, a: Mapping[str, ItemCode], b: Mapping[str, ItemCode]) -> list[str]:
+def _pair(n: int, p: Pair, reason: str, a: Mapping[str, ItemCode], b: Mapping[str, ItemCode]) -> list[str]:
     out = [f'<section class="pair" id="pair-{n}"><h2>{n}. {esc(p.a)} and {esc(p.b)} (score {p.score:.2f})</h2>',
-           f"<p>They {esc(p.evidence)}.</p>"]
+           f"<p>They {esc(reason)}.</p>"]
     for e in p.listed:
         out.append(f"<h3>{esc(e.item)}</h3>")
         words = _behaviour(e)
@@ -109,7 +109,14 @@ def _behaviour(e: ItemEvidence) -> str:
     if not e.sharers:
         return ""
     others = e.sharers - 2
-    text = "Both lost points here, and their code returned the same values on every hidden check"
+    text = "Both lost points here"
+    raised = [name for name, error in e.checks if error]
+    returned = [name for name, error in e.checks if not error]
+    if raised:
+        text += f"; {counted(len(raised), 'check')} raised an error ({', '.join(raised)})"
+    if returned:
+        text += f"; {counted(len(returned), 'check')} returned wrong values ({', '.join(returned)})"
+    text += "; and their code returned the same values on every hidden check"
     text += f" (as did {counted(others, 'other student')})" if others else " (no one else did)"
     if e.explained:
         text += "; a known mistake explains those values, so it is no evidence"

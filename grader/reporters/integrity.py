@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..assignment.bundle import Bundle
-from ..integrity.evidence import Work, clusters, flagged, pairs, public_matches, solution_matches
+from ..integrity.evidence import Work, clusters, flagged, pairs, public_matches, solution_matches, why
 from ..integrity.fingerprints import ItemCode, definitions
 from ..integrity.page import integrity_page
 from ..integrity.public import Public, public_code
@@ -59,14 +59,16 @@ class IntegrityReport:
             code.update(definitions(cells, names))
         self.works.append(Work(result.student, code,
                                {item.name: item.behaviour for item in result.items if item.behaviour},
-                               frozenset(item.name for item in result.items if item.diagnoses)))
+                               frozenset(item.name for item in result.items if item.diagnoses),
+                               {item.name: tuple((c.name, c.name in item.raised) for c in item.checks if not c.passed)
+                                for item in result.items if item.behaviour}))
 
     def close(self) -> None:
         assert self.bundle is not None and self.public is not None, "start() first"
         works = sorted(self.works, key=lambda w: w.student)
         found = flagged(pairs(works, self.public))
         self.flagged = len(found)
-        rows = [[p.a, p.b, f"{p.score:.3f}", ";".join(e.item for e in p.listed), p.evidence] for p in found]
+        rows = [[p.a, p.b, f"{p.score:.3f}", ";".join(e.item for e in p.listed), why(p, found)] for p in found]
         self.out_dir.mkdir(parents=True, exist_ok=True)
         (self.out_dir / "integrity.csv").write_text(csv_text([COLUMNS, *rows], lineterminator="\n"), encoding="utf-8",
                                                     newline="")

@@ -34,6 +34,7 @@ class ResultsJson:
         data = result.to_json()
         for item in data["items"]:
             item.pop("behaviour", None)  # the integrity report's, and only a hash: the same file with or without it
+            item.pop("raised", None)  # ... and the checks that raised, which it names
             for check in item["checks"]:
                 check.pop("closest", None)  # the audit's: the same file as before it existed
         json.dump(data, self._file, ensure_ascii=False)

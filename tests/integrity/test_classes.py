@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import integrity_class
 from benchmarks.integrity_converging import KINDS, build
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.integrity.evidence import Pair, Work, flagged, pairs, solution_matches
+from grader.integrity.evidence import Pair, Work, flagged, pairs, solution_matches, why
 from grader.integrity.fingerprints import definitions
 from grader.integrity.public import public_code
 from grader.submissions.load import read_cells
@@ -51,6 +52,17 @@ def test_each_disguise_in_a_class_of_its_own_is_found(tmp_path, kind):
     assert len(listed(found) - copies) <= 1  # at most one honest pair on the list
 
 
+def test_the_ends_of_a_chain_are_listed_with_the_middle_link_named(tmp_path):
+    planted = build(tmp_path / "class", 40, seed=12, kinds=["chain"])  # A -> B -> C, each dressed again
+    students = {s for a, b, _ in planted for s in (a, b)}
+    found = flagged(pairs(works(tmp_path / "class"), PUBLIC))
+    chain = [p for p in found if {p.a, p.b} <= students]
+    assert len(chain) == 3
+    for p in chain:
+        (middle,) = students - {p.a, p.b}
+        assert why(p, found).endswith(f"; both are also listed with {middle}")
+
+
 def test_the_instructors_solution_is_named_and_is_not_a_pair(tmp_path):
     planted = build(tmp_path / "class", 30, seed=13, kinds=["leaked"])
     leaked = planted[0][0]
@@ -58,3 +70,14 @@ def test_the_instructors_solution_is_named_and_is_not_a_pair(tmp_path):
     named = {w.student: found for w in class_works if (found := solution_matches(w, PUBLIC))}
     assert list(named) == [leaked] and len(named[leaked]) >= 9
     assert not any(leaked in (p.a, p.b) for p in flagged(pairs(class_works, PUBLIC)))
+
+
+def test_copies_among_a_fifth_of_the_class_do_not_hide_each_other(tmp_path):
+    # Last round's class: a fifth of the students copy 2 to 4 items of their sources' own code.
+    # Counted among the pairs that share an item by chance, the other copies of that item made
+    # it look common (27 of 30 copies listed at 150, 24 of 67 partial copies at 1,000).
+    planted = integrity_class.build(tmp_path / "class", 150, seed=1)
+    found = listed(flagged(pairs(works(tmp_path / "class"), PUBLIC)))
+    copies = {frozenset((a, b)) for a, b, _ in planted}
+    assert copies <= found, [kind for a, b, kind in planted if frozenset((a, b)) not in found]
+    assert found <= copies

@@ -98,6 +98,8 @@ def test_the_page_shows_each_pair_side_by_side(planted, tmp_path):
     found = rows(tmp / "with")
     assert page.count('<section class="pair"') == len(found) and "<mark>" in page
     assert "changes no grade" in page and "<script" not in page and "http" not in page.split("</style>")[-1]
+    # The copies of an unusual bug lost points on the same checks: the page names them, and how they failed.
+    assert re.search(r"Both lost points here; \d+ checks? returned wrong values \([^)]+\)", page)
     if CHROMIUM is None:
         pytest.skip("no Chromium on this machine (Debian: apt-get install chromium); CI installs it")
     from test_reporters_html import colour_share, screenshot

@@ -44,25 +44,27 @@ def test_results_round_trip_through_json():
     r = result("a", "softmax")
     assert SubmissionResult.from_json(json.loads(json.dumps(r.to_json()))) == r
     # Every field, in the dataclasses' order; no pictures, no "examples" (as before they existed), no
-    # "behaviour" digest where none was recorded (the integrity report's alone), no "closest" where a
-    # check passed no comparison (the audit's alone), and no written answers where the bundle has none.
+    # "behaviour" digest nor "raised" checks where none was recorded (the integrity report's alone), no
+    # "closest" where a check passed no comparison (the audit's alone), and no written answers where the
+    # bundle has none.
     plain = asdict(r)
     del plain["written"], plain["written_max"]
     for item in plain["items"]:
-        del item["examples"], item["behaviour"]
+        del item["examples"], item["behaviour"], item["raised"]
         for check in item["checks"]:
             del check["closest"]
     assert json.dumps(r.to_json()) == json.dumps(plain)
     mask = Picture("causal_mask(2)", "mask", ((1.0, 0.0), (1.0, 1.0)), ((1.0, 1.0), (1.0, None)), ((0, 1),), "")
     drawn = replace(r, items=(replace(r.items[0], examples=(mask,)), *r.items[1:]))
     items = drawn.to_json()["items"]
-    pictured = {k: v for k, v in asdict(drawn)["items"][0].items() if k != "behaviour"}
+    pictured = {k: v for k, v in asdict(drawn)["items"][0].items() if k not in ("behaviour", "raised")}
     pictured["checks"] = [{k: v for k, v in c.items() if k != "closest"} for c in pictured["checks"]]
     assert json.dumps(items[0]) == json.dumps(pictured) and "examples" not in items[1]
     assert SubmissionResult.from_json(json.loads(json.dumps(drawn.to_json()))) == drawn
     # A digest, when recorded, crosses from the worker like the rest (results.json drops it).
-    digested = replace(r, items=(replace(r.items[0], behaviour="0123abcd"), *r.items[1:]))
+    digested = replace(r, items=(replace(r.items[0], behaviour="0123abcd", raised=("rows",)), *r.items[1:]))
     assert digested.to_json()["items"][0]["behaviour"] == "0123abcd" and "behaviour" not in items[1]
+    assert digested.to_json()["items"][0]["raised"] == ("rows",) and "raised" not in items[1]
     assert SubmissionResult.from_json(json.loads(json.dumps(digested.to_json()))) == digested
     # So does how close a passed check came to failing.
     near = replace(r, items=(replace(r.items[0], checks=(replace(r.items[0].checks[0], closest=0.25),)), *r.items[1:]))
