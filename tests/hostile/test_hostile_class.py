@@ -21,6 +21,7 @@ import functools
 import hashlib
 import json
 import os
+import secrets
 import select
 import shutil
 import signal
@@ -59,7 +60,9 @@ pytestmark = pytest.mark.timeout(300)
 SEED = 7
 ITEM_SECONDS = 3
 LOAD_SECONDS = 5
-TOKEN = "hx-hostile"  # the name (comm) every hostile leftover process gives itself
+# The name (comm, at most 15 bytes) every hostile leftover process gives itself: one per test run, as
+# leftovers are looked for machine-wide and another run's corpus (a parallel tox env, a container) may be alive.
+TOKEN = f"hx-{secrets.token_hex(4)}"
 NUMPY = (PROJECT_ROOT / "reference" / "attention_numpy.py").read_text(encoding="utf-8")
 TORCH = (PROJECT_ROOT / "reference" / "attention_torch.py").read_text(encoding="utf-8")
 
