@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .assignment.config import Assignment, Item
+from .integrity.code import ItemCode
 from .lms.intake import LmsInfo
 from .written.model import Answer, Mark, WrittenRow, row_of
 
@@ -100,6 +101,10 @@ class NotebookResult:
     output: str  # printed while the cells ran, capped
     note: str | None = None  # which file was graded, when not the expected one
     last_cell: str | None = None  # the last cell that ran, as the student sees it
+    # The code of each of its items the student defined, fingerprinted by the worker from the file
+    # it read, when a reporter asked (``wants_code``: the integrity report); None when not asked or
+    # not read (``failure`` says why). Not written to results.json.
+    code: tuple[ItemCode, ...] | None = None
 
     def ran_after(self, cell: str) -> bool:
         """Whether cells ran after ``cell`` (as the student sees it)."""
@@ -135,7 +140,7 @@ class SubmissionResult:
         data = {
             **vars(self),
             "items": [_item_json(item) for item in self.items],
-            "notebooks": [{**vars(nb), "cell_errors": [list(e) for e in nb.cell_errors]} for nb in self.notebooks],
+            "notebooks": [_notebook_json(nb) for nb in self.notebooks],
             "written": [_written_json(row) for row in self.written],
         }
         if not self.written:  # a bundle without written answers writes results.json as before them
@@ -152,7 +157,9 @@ class SubmissionResult:
             for item in data["items"]
         )
         notebooks = tuple(
-            NotebookResult(**{**nb, "cell_errors": tuple((str(n), str(e)) for n, e in nb["cell_errors"])})
+            NotebookResult(**{**nb, "cell_errors": tuple((str(n), str(e)) for n, e in nb["cell_errors"]),
+                              "code": None if nb.get("code") is None
+                              else tuple(ItemCode.from_json(c) for c in nb["code"])})
             for nb in data["notebooks"]
         )
         written = tuple(_written_row(data["student"], row) for row in data.get("written", ()))
@@ -163,6 +170,15 @@ class SubmissionResult:
             if item.name == name:
                 return item
         raise KeyError(name)
+
+
+def _notebook_json(nb: NotebookResult) -> dict[str, Any]:
+    data = {**vars(nb), "cell_errors": [list(e) for e in nb.cell_errors]}
+    if nb.code is None:  # a run without the integrity report sends and writes what it did before it
+        del data["code"]
+    else:
+        data["code"] = [c.to_json() for c in nb.code]
+    return data
 
 
 def _written_json(row: WrittenRow) -> dict[str, Any]:

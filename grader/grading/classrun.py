@@ -119,6 +119,7 @@ def prepare_run(
     examples: bool = False,
     diagnose: bool = True,
     behaviour: bool = False,
+    code: bool = False,
     log: Callable[[str], None] = _stderr,
     progress: Callable[[int, int], None] | None = None,
 ) -> Iterator[Run]:
@@ -130,7 +131,7 @@ def prepare_run(
     refuses. Workers started here end with the ``with``."""
     seed = secrets.randbelow(2**31) if seed is None else seed
     job = Job(str(bundle.assignment.path), seed, str(class_dir), tuple(str(p) for p in hidden), examples, diagnose,
-              behaviour)
+              behaviour, code)
     with contextlib.ExitStack() as stack:
         if workers is None:
             workers = stack.enter_context(start_workers(bundle, students, jobs=jobs, scheduler=scheduler, log=log))
@@ -220,6 +221,8 @@ def grade_class(
     examples = any(getattr(cls, "wants_examples", False) for cls in chosen_classes)
     # ... one that compares what students' code returned (the integrity report), by ``wants_behaviour``.
     behaviour = any(getattr(cls, "wants_behaviour", False) for cls in chosen_classes)
+    # ... and the code of each item, fingerprinted by the workers (``wants_code``).
+    code = any(getattr(cls, "wants_code", False) for cls in chosen_classes)
     with class_folder(class_dir, outline.assignment.notebooks) as (folder, lms):
         # The download itself holds every student's work: no sandbox sees it either.
         # (A zip's folder, unless the sandboxes have a fresh one anyway: /tmp.)
@@ -231,12 +234,12 @@ def grade_class(
         marks = _marks(written, out_dir, outline.assignment, {student_id(f) for f in found.students}, held_marks)
         with staged(out_dir) as write_dir:
             # Opened first: a reporter's own input (the Canvas gradebook) is told before the workers start.
-            outputs = [open_reporter(name, write_dir, **_options(name, reporter_options or {}, folder, reporters))
+            outputs = [open_reporter(name, write_dir, **_options(name, reporter_options or {}, reporters))
                        for name in reporters]
             plan = _ClassPlan(download=class_dir, class_folder=folder, found=found, lms=lms, write_dir=write_dir,
                               previous=read_previous(out_dir), outputs=tuple(outputs), stages=tuple(stages),
                               hide=(out_dir, *hide, *download), seed=seed, examples=examples, behaviour=behaviour,
-                              diagnose=diagnose, marks=marks)
+                              code=code, diagnose=diagnose, marks=marks)
             with start_workers(outline, len(found.students), jobs=jobs, scheduler=scheduler, log=log) as workers:
                 outcome = _grade_class(load_bundle(outline), workers, plan, progress, log)
     return replace(outcome, out_dir=out_dir)  # the staged folder is out_dir now
@@ -258,6 +261,7 @@ class _ClassPlan:
     seed: int | None
     examples: bool
     behaviour: bool
+    code: bool
     diagnose: bool
     marks: Marks | None  # the written answers' marks; None when the bundle has no written answers
 
@@ -280,7 +284,7 @@ def _grade_class(bundle: Bundle, workers: Workers, plan: _ClassPlan, progress: C
     tally = Tally(bundle.assignment)
     with prepare_run(bundle, plan.class_folder, len(folders), seed=plan.seed, workers=workers,
                      hidden=(plan.write_dir, *plan.hide), examples=plan.examples, diagnose=plan.diagnose,
-                     behaviour=plan.behaviour, log=log, progress=progress) as run:
+                     behaviour=plan.behaviour, code=plan.code, log=log, progress=progress) as run:
         rung = run.rung
         info = RunInfo(run.job.seed, str(bundle.assignment.path), str(plan.download), __version__, workers.count,
                        workers.scheduler, rung.name, rung.namespaces, rung.drop_uid,
@@ -320,15 +324,12 @@ def slowest_first(folders: Sequence[Path], previous: Previous | None) -> list[Pa
     return sorted(folders, key=lambda folder: -previous.seconds.get(student_id(folder), typical))
 
 
-def _options(name: str, reporter_options: Mapping[str, Mapping[str, Any]], class_dir: Path,
+def _options(name: str, reporter_options: Mapping[str, Mapping[str, Any]],
              reporters: Sequence[str]) -> dict[str, Any]:
-    """A reporter's keyword options; one that reads the students' code (``wants_class_folder``:
-    the integrity report) is told where their folders are, one that links to the other outputs
-    (``wants_formats``: the class report) which formats the run writes."""
+    """A reporter's keyword options; one that links to the other outputs (``wants_formats``: the
+    class report) is told which formats the run writes."""
     options = dict(reporter_options.get(name, {}))
     chosen = reporter_class(name)
-    if getattr(chosen, "wants_class_folder", False):
-        options["class_folder"] = class_dir
     if getattr(chosen, "wants_formats", False):
         options["formats"] = tuple(reporters)
     return options

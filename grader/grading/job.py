@@ -21,6 +21,7 @@ class Job:
     examples: bool = False  # run each item's public example too, for a reporter's pictures
     diagnose: bool = True  # name the known mistakes that explain an item's lost points
     behaviour: bool = False  # digest what an item that lost points returned (the integrity report)
+    code: bool = False  # fingerprint each item's code from the file read (the integrity report)
 
     def to_json(self) -> dict[str, Any]:
         """The job as it crosses to a worker, local or Dask's: plain data, like ``Hello``."""

@@ -19,6 +19,7 @@ from ..assignment.config import Item
 from ..assignment.registry import Registry
 from ..checks.base import CheckFailed, Trial
 from ..diagnosis.record import Recording
+from ..integrity.code import ItemCode
 from ..results import CheckResult, Diagnosis, ItemResult, NotebookResult, SubmissionResult, zero_item
 from ..runners.protocol import ItemOutput, Runner, RunnerFactory, RunnerLost
 from ..submissions.load import SourceFile, Submission
@@ -36,7 +37,7 @@ def seed_for(seed: int, *names: str) -> list[int]:
 
 def grade_submission(
     submission: Submission, bundle: Bundle, seed: int, open_runner: RunnerFactory, *, examples: bool = False,
-    diagnose: Diagnose | None = None, behaviour: bool = False,
+    diagnose: Diagnose | None = None, behaviour: bool = False, code: bool = False,
 ) -> SubmissionResult:
     started = time.perf_counter()
     assignment = bundle.assignment
@@ -45,7 +46,7 @@ def grade_submission(
     for source in submission.files:
         nb_items = assignment.items_of(source.notebook)
         report, results = _grade_notebook(source, nb_items, bundle.checks, seed, open_runner, examples, diagnose,
-                                          behaviour)
+                                          behaviour, code)
         notebooks.append(report)
         items.extend(results)
     order = [item.name for item in assignment.items]
@@ -76,11 +77,12 @@ def written_answers(submission: Submission, bundle: Bundle) -> tuple[WrittenRow,
 
 def _grade_notebook(
     source: SourceFile, items: Sequence[Item], checks: Registry, seed: int, open_runner: RunnerFactory,
-    examples: bool, diagnose: Diagnose | None, behaviour: bool,
+    examples: bool, diagnose: Diagnose | None, behaviour: bool, code: bool,
 ) -> tuple[NotebookResult, list[ItemResult]]:
     if source.problem is not None:
         report = NotebookResult(source.notebook, source.path, source.problem, (), "", source.note)
         return report, [zero_item(item, source.problem) for item in items]
+    evidence = _code(source, items) if code else None
     first = open_runner(source)
     runner: Runner | None = first
     load = first.load
@@ -88,7 +90,7 @@ def _grade_notebook(
     errors = tuple((labels.get(n, f"code cell {n}"), e) for n, e in load.cell_errors)
     last = source.cells[-1].label if source.cells else None
     report = NotebookResult(source.notebook, source.path, load.failure, errors, named_cells(load.output, labels),
-                            source.note, last)
+                            source.note, last, evidence)
     results = []
     for item in items:
         if runner is None:
@@ -110,6 +112,15 @@ def _grade_notebook(
     if runner is not None:
         runner.close()
     return report, [replace(r, output=named_cells(r.output, labels)) if "<cell " in r.output else r for r in results]
+
+
+def _code(source: SourceFile, items: Sequence[Item]) -> tuple[ItemCode, ...]:
+    """The code of each of ``items`` the student defined, from every cell as read (the integrity
+    report's: here, in the worker, rather than in the run's main process, one student after another)."""
+    from ..integrity.fingerprints import definitions  # only a run with the integrity report needs it
+
+    found = definitions(source.cells, [item.name for item in items])
+    return tuple(found[name] for name in sorted(found))
 
 
 _CELL_NAME = re.compile(r"<cell (\d+)>(?::(\d+):?)?")

@@ -117,7 +117,7 @@ def grade_folder(folder: str, job: Job) -> str:
 
     result = grade_submission(submission, bundle, job.seed, open_runner, examples=job.examples,
                               diagnose=state.diagnoser.diagnose if state.diagnoser else None,
-                              behaviour=job.behaviour)
+                              behaviour=job.behaviour, code=job.code)
     result = replace(result, seconds=round(time.perf_counter() - started, 4))
     return json.dumps(result.to_json(), ensure_ascii=False)
 

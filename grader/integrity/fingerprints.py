@@ -7,8 +7,8 @@ argument and helper is called ``v`` (library attributes such as ``.exp`` or ``.W
 names stay: they carry the method), and ``np.matmul(a, b)``, ``a.dot(b)`` or ``torch.bmm(a, b)``
 read as ``a @ b``. Each item is fingerprinted on its own, so reordering functions changes
 nothing either. (Walking the tree once is about three times cheaper than writing it back as text
-and splitting that, which mattered: the report reads every student's code in the run's main
-process.)
+and splitting that, which matters: a run's workers read every student's code for the report,
+beside grading it.)
 
 Fingerprints are winnowed hashes of token ``K``-grams (Schleimer, Wilkerson and Aiken 2003, the
 method of MOSS and copydetect): every run of ``K + W - 1`` tokens two programs share gives
@@ -30,6 +30,7 @@ import numpy as np
 
 from ..submissions.ipython import rewrite_lines
 from ..submissions.load import Cell
+from .code import ItemCode, Print
 
 K = 5  # tokens per k-gram
 W = 4  # k-grams per window
@@ -39,24 +40,6 @@ _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _SKIPPED = frozenset({"ctx", "annotation", "returns", "type_comment", "type_params", "name", "asname",
                       "names", "id", "arg", "kind", "level", "conversion", "is_async"})
 _BASE = np.uint64(0x9E3779B97F4A7C15)  # an odd multiplier for the k-gram hash (the golden ratio's)
-Print = tuple[int, int, int]  # (hash, first line, last line) of the code it covers, 1-based in the definition
-
-
-@dataclass(frozen=True)
-class ItemCode:
-    """What an item runs, as the student wrote it: its definition (a ``def`` or ``class``, or
-    the one a name is bound to), then every helper of the student's it reaches; and its
-    fingerprints, lines counted in ``source``."""
-
-    name: str
-    source: str
-    where: str  # the cell, as the student sees it
-    prints: tuple[Print, ...]
-    calls: frozenset[str] = frozenset()  # the other graded items it calls
-
-    @property
-    def hashes(self) -> frozenset[int]:
-        return frozenset(h for h, _, _ in self.prints)
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@ A reporter may take keyword options (``grade_class(reporter_options=...)``: the 
 gradebook), and may have ``summary_lines()``: what the run's summary should say after it
 closed (the Canvas reporter's students it could not match). A reporter class asks the run for
 more by a true attribute: ``wants_examples`` (the public examples' pictures), ``wants_behaviour``
-(the digest of what each item that lost points returned), ``wants_class_folder`` (the class
-folder, as ``class_folder=``), ``wants_formats`` (the run's formats, as ``formats=``).
+(the digest of what each item that lost points returned), ``wants_code`` (each item's code,
+fingerprinted by the workers: ``NotebookResult.code``), ``wants_formats`` (the run's formats, as
+``formats=``).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """``integrity.csv`` and ``integrity.html``: pairs of students whose submissions share work.
 
-As each result arrives, the student's graded files are read again (as text: parsed, never
-run) for the code of each item, and the digests of what the code returned on the items that
-lost points come with the result (``wants_behaviour``). At the end, ``grader.integrity``
+Each result arrives with the code of each item, fingerprinted by the worker from the files it
+read (``wants_code``: parsed, never run), and the digests of what the code returned on the
+items that lost points (``wants_behaviour``): the run's main process reads no student's file
+again. At the end, ``grader.integrity``
 compares the whole class and the flagged pairs are written, strongest first. The report
 changes no grade, and no other output.
 """
@@ -12,25 +13,23 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..assignment.bundle import Bundle
+from ..integrity.code import ItemCode
 from ..integrity.evidence import Work, clusters, flagged, pairs, public_matches, solution_matches, why
-from ..integrity.fingerprints import ItemCode, definitions
 from ..integrity.page import integrity_page
 from ..integrity.public import Public, public_code
 from ..render.csv_cells import csv_text
 from ..render.words import counted
 from ..results import RunInfo, SubmissionResult
-from ..submissions.load import read_cells
 
 COLUMNS = ("student_a", "student_b", "score", "items", "evidence")
 
 
 class IntegrityReport:
     wants_behaviour = True
-    wants_class_folder = True
+    wants_code = True
 
-    def __init__(self, out_dir: Path, class_folder: Path | None = None, known_sources: Path | None = None) -> None:
+    def __init__(self, out_dir: Path, known_sources: Path | None = None) -> None:
         self.out_dir = out_dir
-        self.class_folder = class_folder
         self.known_sources = known_sources
         self.bundle: Bundle | None = None
         self.public: Public | None = None
@@ -47,16 +46,12 @@ class IntegrityReport:
         assert self.bundle is not None, "start() first"
         code: dict[str, ItemCode] = {}
         for notebook in result.notebooks:
-            if notebook.path is None or self.class_folder is None:
+            if notebook.path is None:
                 continue
-            path = self.class_folder / result.student / notebook.path
-            try:
-                cells = read_cells(path, within=self.class_folder)  # as the worker read it: no link followed
-            except (ValueError, OSError) as exc:
-                self.notes.append(f"{result.student}: {notebook.path} could not be read ({exc})")
+            if notebook.code is None:  # the worker could not read the file: ``failure`` says why
+                self.notes.append(f"{result.student}: {notebook.failure}")
                 continue
-            names = [item.name for item in self.bundle.assignment.items_of(notebook.notebook)]
-            code.update(definitions(cells, names))
+            code.update((c.name, c) for c in notebook.code)
         self.works.append(Work(result.student, code,
                                {item.name: item.behaviour for item in result.items if item.behaviour},
                                frozenset(item.name for item in result.items if item.diagnoses),

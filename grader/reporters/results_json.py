@@ -37,6 +37,8 @@ class ResultsJson:
             item.pop("raised", None)  # ... and the checks that raised, which it names
             for check in item["checks"]:
                 check.pop("closest", None)  # the audit's: the same file as before it existed
+        for notebook in data["notebooks"]:
+            notebook.pop("code", None)  # the integrity report's fingerprints: the same file with or without it
         json.dump(data, self._file, ensure_ascii=False)
         self.feedback[result.student] = f"feedback/{student_file(result.student, '.md')}"
 

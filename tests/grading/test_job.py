@@ -9,6 +9,6 @@ from grader.grading.job import Job
 
 def test_a_job_crosses_as_json_and_comes_back_equal():
     job = Job("assignments/attention", 7, "/class", ("/out", "/course"), examples=True, diagnose=False,
-              behaviour=True)
+              behaviour=True, code=True)
     assert Job.from_json(json.loads(json.dumps(job.to_json()))) == job
     assert Job.from_json(json.loads(json.dumps(Job("b", 1, "/c", ()).to_json()))).hidden == ()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Any
 
@@ -9,6 +10,8 @@ from grader import wire
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.grading.score import grade_submission, seed_for
+from grader.integrity.fingerprints import definitions
+from grader.results import SubmissionResult
 from grader.runners.inprocess import InProcessRunner
 from grader.runners.protocol import ItemOutput, ItemTimeout, LoadOutcome, RunnerLost
 from grader.submissions.load import Cell, SourceFile, Submission
@@ -63,6 +66,24 @@ def test_reference_gets_every_numpy_point_and_a_missing_notebook_none():
     assert all(by_item[i.name].earned == 0 for i in A.items_of("attention_torch"))
     assert by_item["MultiHeadAttention"].checks[0].message == "attention_torch.ipynb was not submitted"
     assert result.score == sum(i.points for i in A.items_of("attention_numpy"))
+
+
+def test_the_code_of_each_item_comes_with_the_result_only_when_asked():
+    # The integrity report's evidence, fingerprinted where the file was read (the worker), from
+    # every cell as read: the crash that drops a copy's cells changes nothing of it.
+    source = REFERENCE + "\n\ndef helper_only(x):\n    return x\n"
+    asked = grade_submission(submission(source), BUNDLE, 3, lambda s: Flaky(s, "causal_mask", RunnerLost), code=True)
+    expected = definitions((Cell(1, source),), [item.name for item in A.items_of("attention_numpy")])
+    assert asked.notebooks[0].code == tuple(expected[name] for name in sorted(expected)) and expected
+    assert asked.notebooks[1].code is None  # not submitted: nothing read
+    sent = json.loads(json.dumps(asked.to_json()))
+    assert SubmissionResult.from_json(sent) == asked
+    prints = [value for code in sent["notebooks"][0]["code"] for p in code["prints"] for value in p]
+    assert prints and all(type(value) is int for value in prints)  # plain JSON, never pickled
+    plain = grade_submission(submission(source), BUNDLE, 3, InProcessRunner.from_source)
+    assert all(nb.code is None for nb in plain.notebooks) and "code" not in plain.to_json()["notebooks"][0]
+    assert [i.earned for i in plain.items] == [i.earned for i in grade_submission(
+        submission(source), BUNDLE, 3, InProcessRunner.from_source, code=True).items]
 
 
 def test_a_crash_costs_its_item_and_a_fresh_runner_grades_the_rest():

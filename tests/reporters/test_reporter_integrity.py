@@ -16,7 +16,11 @@ from same_outputs import comparable, differences
 from benchmarks.integrity_class import build
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.integrity.fingerprints import definitions
+from grader.reporters import open_reporter
 from grader.reporters.integrity import COLUMNS
+from grader.results import NotebookResult, RunInfo, SubmissionResult
+from grader.submissions.load import Cell
 
 pytest.importorskip("torch")
 
@@ -129,6 +133,22 @@ def test_known_sources_are_no_evidence_and_unreadable_notebooks_are_named(tmp_pa
     assert f"{source}: " in page and "matches public code: " in page
     assert "zz_broken: attention_numpy.ipynb could not be read" in page
     assert "integrity: not compared: zz_broken" in done.stdout
+
+
+def test_the_report_takes_the_code_the_results_carry_and_names_a_file_the_worker_could_not_read(tmp_path):
+    # No class folder: the run's main process reads no student's file, the workers sent the code.
+    bundle = load_bundle(DEFAULT_ASSIGNMENT)
+    code = definitions((Cell(1, bundle.reference_source("attention_numpy")),), ITEMS)
+    unread = "attention_torch.ipynb could not be read: not a valid notebook (invalid JSON)"
+    notebooks = (NotebookResult("attention_numpy", "attention_numpy.ipynb", None, (), "", code=tuple(code.values())),
+                 NotebookResult("attention_torch", "attention_torch.ipynb", unread, (), ""))
+    report = open_reporter("integrity", tmp_path)
+    report.start(bundle, RunInfo(SEED, "a.yaml", "class", "0", 1, "local", "root-namespaces", True, True, (), "today"))
+    for student in ("ada", "bob"):
+        report.add(SubmissionResult(student, 0.0, 1.0, (), notebooks, 0.1))
+    report.close()
+    assert [dict(w.code) for w in report.works] == [code, code] and code
+    assert f"integrity: not compared: ada: {unread}" in report.summary_lines()
 
 
 @pytest.mark.parametrize("case", ["missing", "empty", "without-format"])

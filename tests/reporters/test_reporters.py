@@ -11,6 +11,7 @@ from markdown_support import rendered, shown
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.integrity.code import ItemCode
 from grader.render.feedback_text import NOT_ATTEMPTED
 from grader.reporters import DEFAULT_REPORTERS, REPORTERS, junit_xml, open_reporter
 from grader.reporters.feedback_md import feedback
@@ -22,6 +23,8 @@ from grader.summary import Tally
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment
+CODE = ItemCode("softmax", "def softmax(x):\n    return x", "code cell 1", ((2**64 - 1, 1, 2),),
+                frozenset({"causal_mask"}))
 RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", "root-namespaces", True, True, ("a note",), "today")
 
 
@@ -49,6 +52,8 @@ def test_results_round_trip_through_json():
     # bundle has none.
     plain = asdict(r)
     del plain["written"], plain["written_max"]
+    for notebook in plain["notebooks"]:
+        del notebook["code"]
     for item in plain["items"]:
         del item["examples"], item["behaviour"], item["raised"]
         for check in item["checks"]:
@@ -66,6 +71,12 @@ def test_results_round_trip_through_json():
     assert digested.to_json()["items"][0]["behaviour"] == "0123abcd" and "behaviour" not in items[1]
     assert digested.to_json()["items"][0]["raised"] == ("rows",) and "raised" not in items[1]
     assert SubmissionResult.from_json(json.loads(json.dumps(digested.to_json()))) == digested
+    # So does the code of each item, fingerprinted (results.json drops it too).
+    coded = replace(r, notebooks=(replace(r.notebooks[0], code=(CODE,)),))
+    assert coded.to_json()["notebooks"][0]["code"] == [{"name": "softmax", "source": "def softmax(x):\n    return x",
+                                                        "where": "code cell 1", "prints": [[2**64 - 1, 1, 2]],
+                                                        "calls": ["causal_mask"]}]
+    assert SubmissionResult.from_json(json.loads(json.dumps(coded.to_json()))) == coded
     # So does how close a passed check came to failing.
     near = replace(r, items=(replace(r.items[0], checks=(replace(r.items[0].checks[0], closest=0.25),)), *r.items[1:]))
     assert near.to_json()["items"][0]["checks"][0]["closest"] == 0.25
@@ -100,6 +111,20 @@ def test_reporters_stream_json_sort_csv_and_the_tally_summarises(tmp_path: Path)
     assert f"2 students graded; class mean {(maximum + but_softmax) / 2:.1f} / {A.total_points:g}" in summary.lines()[0]
     assert (tmp_path / "feedback" / "zoë.md").exists()
     assert data["feedback"] == {"Ada Lovelace": "feedback/Ada Lovelace.md", "zoë": "feedback/zoë.md"}
+
+
+def test_results_json_is_the_same_file_with_or_without_what_the_integrity_report_is_sent(tmp_path: Path):
+    written = []
+    for name, r in (("plain", result("ada", "softmax")), ("sent", result("ada", "softmax"))):
+        if name == "sent":
+            r = replace(r, notebooks=(replace(r.notebooks[0], code=(CODE,)),),
+                        items=(replace(r.items[0], behaviour="0123abcd", raised=("rows",)), *r.items[1:]))
+        reporter = open_reporter("json", tmp_path / name)
+        reporter.start(BUNDLE, RUN)
+        reporter.add(r)
+        reporter.close()
+        written.append((tmp_path / name / "results.json").read_bytes())
+    assert written[0] == written[1] and b"prints" not in written[1]
 
 
 def test_one_student_is_one_student_in_the_summary_and_the_class_report(tmp_path: Path):
