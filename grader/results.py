@@ -102,8 +102,8 @@ class NotebookResult:
     note: str | None = None  # which file was graded, when not the expected one
     last_cell: str | None = None  # the last cell that ran, as the student sees it
     # The code of each of its items the student defined, fingerprinted by the worker from the file
-    # it read, when a reporter asked (``wants_code``: the integrity report); None when not asked or
-    # not read (``failure`` says why). Not written to results.json.
+    # it read, when a reporter asked (``wants_code``: the integrity report); None when not asked, not
+    # read (``failure`` says why) or too large to send. Not written to results.json.
     code: tuple[ItemCode, ...] | None = None
 
     def ran_after(self, cell: str) -> bool:

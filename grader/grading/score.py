@@ -8,6 +8,7 @@ of each item (``Registry.example``) runs after the notebook's checks, for the pi
 
 from __future__ import annotations
 
+import json
 import re
 import time
 import zlib
@@ -114,13 +115,19 @@ def _grade_notebook(
     return report, [replace(r, output=named_cells(r.output, labels)) if "<cell " in r.output else r for r in results]
 
 
-def _code(source: SourceFile, items: Sequence[Item]) -> tuple[ItemCode, ...]:
+CODE_BYTES = 64 * 1024 * 1024  # of a notebook's code as sent: two notebooks' stay far below a frame's limit
+
+
+def _code(source: SourceFile, items: Sequence[Item]) -> tuple[ItemCode, ...] | None:
     """The code of each of ``items`` the student defined, from every cell as read (the integrity
-    report's: here, in the worker, rather than in the run's main process, one student after another)."""
+    report's: here, in the worker, rather than in the run's main process, one student after
+    another); None where it is too large to send (helpers of megabytes each item reaches: the
+    frame would fail the student's result, which must not change with the report)."""
     from ..integrity.fingerprints import definitions  # only a run with the integrity report needs it
 
     found = definitions(source.cells, [item.name for item in items])
-    return tuple(found[name] for name in sorted(found))
+    code = tuple(found[name] for name in sorted(found))
+    return code if len(json.dumps([c.to_json() for c in code], ensure_ascii=False)) <= CODE_BYTES else None
 
 
 _CELL_NAME = re.compile(r"<cell (\d+)>(?::(\d+):?)?")

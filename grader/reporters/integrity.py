@@ -3,9 +3,8 @@
 Each result arrives with the code of each item, fingerprinted by the worker from the files it
 read (``wants_code``: parsed, never run), and the digests of what the code returned on the
 items that lost points (``wants_behaviour``): the run's main process reads no student's file
-again. At the end, ``grader.integrity``
-compares the whole class and the flagged pairs are written, strongest first. The report
-changes no grade, and no other output.
+again. At the end, ``grader.integrity`` compares the whole class and the flagged pairs are
+written, strongest first. The report changes no grade, and no other output.
 """
 
 from __future__ import annotations
@@ -48,8 +47,8 @@ class IntegrityReport:
         for notebook in result.notebooks:
             if notebook.path is None:
                 continue
-            if notebook.code is None:  # the worker could not read the file: ``failure`` says why
-                self.notes.append(f"{result.student}: {notebook.failure}")
+            if notebook.code is None:  # the worker could not read the file (``failure`` says why), or send its code
+                self.notes.append(f"{result.student}: {notebook.failure or f'{notebook.path}: its code is too large'}")
                 continue
             code.update((c.name, c) for c in notebook.code)
         self.works.append(Work(result.student, code,

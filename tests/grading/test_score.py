@@ -9,6 +9,7 @@ from typing import Any
 from grader import wire
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.grading import score
 from grader.grading.score import grade_submission, seed_for
 from grader.integrity.fingerprints import definitions
 from grader.results import SubmissionResult
@@ -84,6 +85,13 @@ def test_the_code_of_each_item_comes_with_the_result_only_when_asked():
     assert all(nb.code is None for nb in plain.notebooks) and "code" not in plain.to_json()["notebooks"][0]
     assert [i.earned for i in plain.items] == [i.earned for i in grade_submission(
         submission(source), BUNDLE, 3, InProcessRunner.from_source, code=True).items]
+
+
+def test_code_too_large_to_send_is_not_sent_and_the_grade_is_the_same(monkeypatch):
+    monkeypatch.setattr(score, "CODE_BYTES", 1000)
+    big = grade_submission(submission(REFERENCE), BUNDLE, 3, InProcessRunner.from_source, code=True)
+    assert big.notebooks[0].code is None
+    assert big.items == grade_submission(submission(REFERENCE), BUNDLE, 3, InProcessRunner.from_source).items
 
 
 def test_a_crash_costs_its_item_and_a_fresh_runner_grades_the_rest():

@@ -146,9 +146,11 @@ def test_the_report_takes_the_code_the_results_carry_and_names_a_file_the_worker
     report.start(bundle, RunInfo(SEED, "a.yaml", "class", "0", 1, "local", "root-namespaces", True, True, (), "today"))
     for student in ("ada", "bob"):
         report.add(SubmissionResult(student, 0.0, 1.0, (), notebooks, 0.1))
+    report.add(SubmissionResult("cy", 0.0, 1.0, (), (NotebookResult("attention_numpy", "a.ipynb", None, (), ""),), 0.1))
     report.close()
-    assert [dict(w.code) for w in report.works] == [code, code] and code
+    assert [dict(w.code) for w in report.works] == [code, code, {}] and code
     assert f"integrity: not compared: ada: {unread}" in report.summary_lines()
+    assert "integrity: not compared: cy: a.ipynb: its code is too large" in report.summary_lines()
 
 
 @pytest.mark.parametrize("case", ["missing", "empty", "without-format"])
