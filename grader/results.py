@@ -134,6 +134,11 @@ class SubmissionResult:
     def items_max(self) -> float:
         return self.max_score - self.written_max
 
+    @property
+    def written_earned(self) -> dict[str, float]:
+        """The points of each written answer a person has graded, by question."""
+        return {row.answer.question: row.earned for row in self.written if row.earned is not None}
+
     def to_json(self) -> dict[str, Any]:
         # What dataclasses.asdict gives, written out: asdict's deep copies cost a worker more
         # than some of the checks.

@@ -26,6 +26,7 @@ from ..assignment.bundle import Bundle
 from ..lms.intake import LmsInfo
 from ..lms.names import CANVAS
 from ..render.csv_cells import csv_text
+from ..render.lms_columns import graded_questions, written_column
 from ..results import RunInfo, SubmissionResult
 from ..summary import fmt_earned, fmt_points
 
@@ -135,8 +136,7 @@ class CanvasGradebook:
             rows = self.book.find(result.student)
         if len(rows) == 1:
             self.scores[rows[0]] = result.items_score
-            self.written[rows[0]] = {row.answer.question: row.earned for row in result.written
-                                     if row.earned is not None}
+            self.written[rows[0]] = result.written_earned
         elif rows:
             self.ambiguous.append(result.student)
         else:
@@ -144,7 +144,7 @@ class CanvasGradebook:
 
     def close(self) -> None:
         book = self.book
-        graded = [q for q in self.questions if any(q in points for points in self.written.values())]
+        graded = graded_questions(self.questions, self.written.values())
         rows = [[book.header[i] for i in book.keep] + [written_column(q) for q in graded]]
         for number, row in enumerate(book.rows):
             row = list(row)
@@ -175,8 +175,3 @@ class CanvasGradebook:
             lines.append(f"  submissions that match more than one student, left out ({len(self.ambiguous)}): "
                          + ", ".join(sorted(self.ambiguous)))
         return lines
-
-
-def written_column(question: str) -> str:
-    """The header of a written answer's own column (in canvas.csv and moodle.csv)."""
-    return f"{question} (written)"

@@ -22,9 +22,9 @@ from ..lms.intake import LmsInfo
 from ..lms.names import MOODLE
 from ..render.csv_cells import csv_text
 from ..render.feedback_text import check_output, submission_notes, written_points
+from ..render.lms_columns import graded_questions, written_column
 from ..results import RunInfo, SubmissionResult
 from ..summary import fmt_earned, fmt_points
-from .canvas import written_column
 
 COLUMNS = ["Identifier", "Full name", "Grade", "Maximum Grade", "Feedback comments"]
 FEEDBACK_LINES = 6  # the comment's lines; the rest is in the student's feedback file
@@ -72,12 +72,11 @@ class MoodleGrades:
         identifier, name = (f"Participant {found.lms_id}", found.name) if found else (result.student, result.student)
         row = [identifier, name, fmt_points(result.items_score), fmt_points(self.max_score),
                "\n".join(feedback_lines(result))]
-        self.rows.append((result.student, row, {w.answer.question: w.earned for w in result.written
-                                                if w.earned is not None}))
+        self.rows.append((result.student, row, result.written_earned))
 
     def close(self) -> None:
         self.rows.sort(key=lambda row: row[0])
-        graded = [q for q in self.questions if any(q in points for _, _, points in self.rows)]
+        graded = graded_questions(self.questions, (points for _, _, points in self.rows))
         header = COLUMNS + [written_column(q) for q in graded]
         rows = [row + [fmt_earned(points.get(q)) for q in graded] for _, row, points in self.rows]
         self.path.write_text(csv_text([header, *rows]), encoding="utf-8", newline="")
