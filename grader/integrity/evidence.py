@@ -4,8 +4,10 @@ Per item and pair, two kinds of evidence:
 
 - **code**: how rare the fingerprints are that the two students share (``public`` set aside):
   the level (the students of the class who hold a fingerprint) at which they share ``SHARED``
-  of them (a copy of code no one else wrote: 2; a way of writing the item that a third of the
-  class took: N / 3);
+  of them, 3, 8 or 24, the rarest (a copy of code no one else wrote: 2; a way of writing the
+  item that a third of the class took: N / 3; a copy shares many fingerprints, where two honest
+  students who meet by chance share a few), or the whole item the same token for token, and
+  how few hand it in so (``_identical``: a copy of a short item shares few fingerprints, all);
 - **behaviour**: both lost points on the item and their code returned the same values on its
   hidden checks (``behaviour``), unless a known mistake (a catalogue mutant) explains them, the
   item was never defined, or it calls another item of theirs that lost points too (one cause,
@@ -15,17 +17,18 @@ Neither is read as it is: each is turned into its **rarity in this class**, ``-l
 the share of the class's pairs that share as much on that item (a copy of one item in a class
 of 1,000, held by no one else: ``ln 499,500 = 13.1``; two students of the third who wrote the
 item the same common way: ``ln 9 = 2.2``). The pairs that share *as much* are counted among the
-pairs that share nothing rare on the other items (``ELSEWHERE``; an item the same token for token
-counts there too, ``_identical``): in a class where a fifth of the students copy, the other copies
-of an item would make it look common to each copy. A pair's strength ``T`` is the sum over the items of each
-rarity above ``FLOOR``, less the mean of the two students' strengths with the whole class (a
-student who writes every item a common way, or keeps to one style, shares that with everyone).
-What the class shares by chance, the class shows: the strengths of all its pairs are measured,
-their upper tail fitted (``_Tail``: exponential, from the top ``TAIL`` of the pairs, its
-scale from their median, robust to the copies among them, and never steeper than one item's
-``e^-x``), and a pair's ``expected`` is how many pairs of this class would be as strong by
-chance. A pair is listed when that is at most ``ALPHA``: whatever the class's size and however
-strongly its students converge, about ``ALPHA`` honest pairs on the list.
+pairs that share nothing rare on the other items (``ELSEWHERE``): in a class where a fifth of
+the students copy, the other copies of an item would make it look common to each copy. A
+pair's strength ``T`` is the sum over the items of each rarity above the floor (``floor``: 1.5,
+or in a larger class 0.27 of the rarest rarity it can show, 3.5 at 1,000 students), less the
+mean of the two students' strengths with the whole class (a student who writes every item a
+common way, or keeps to one style, shares that with everyone). What the class shares by
+chance, the class shows: the strengths of all its pairs are measured, their upper tail fitted
+(``_Tail``: exponential, from the top ``TAIL`` of the pairs, its scale from their median,
+robust to the copies among them, and never steeper than the sum of two items' rarities,
+``SCALE_MIN``), and a pair's ``expected`` is how many pairs of this class would be as strong
+by chance. A pair is listed when that is at most ``ALPHA``: whatever the class's size and
+however strongly its students converge, about ``ALPHA`` honest pairs on the list.
 ``benchmarks/bench_integrity_calibration.py`` measures it (docs/instructors/integrity.md gives the figures).
 """
 
@@ -50,10 +53,20 @@ GROUP = 2.0  # a link that lists its pair when it closes a triangle of such link
 STRONG = 0.01  # a link that joins two students in one group on its own (``clusters``)
 TAIL = 0.1  # the share of the class's pairs whose strengths the tail is fitted on
 TAIL_MIN = 10  # ... and at least this many pairs
+# The tail's scale, at least: one item's rarity falls as e^-x, and an honest pair's strength is a
+# sum of a few (two: (1 + x) e^-x, which falls as e^(-x / 1.3) where pairs are listed, x 5 to 10).
+# A small class's top tenth of pairs is too few to show that on its own.
+SCALE_MIN = 1.3
 # Fingerprints two students share at a level of rarity for an item to count at that level (one
-# column of levels each; ``_identical`` adds the last).
-SHARED = (3,)
-FLOOR = 1.5  # the rarity an item is counted from: what 1 pair in 4.5 of the class shares is no evidence
+# column of levels each; ``_identical`` adds the last): a copy shares many, where two honest
+# students who meet by chance share a few, and a pair is as rare as its rarest column.
+SHARED = (3, 8, 24)
+# The rarity an item is counted from (``floor``): what 1 pair in 4.5 of the class shares is no
+# evidence, and in a larger class, a share of the rarest rarity it can show (``ln`` of its pairs):
+# the more pairs, the more of them meet by chance on some item, and an honest pair's strength
+# is a sum of such meetings, where a copy's is a few items as rare as the class allows.
+FLOOR = 1.5
+FLOOR_SHARE = 0.27
 IDENTICAL = 4  # fingerprints, at least, of an item that two students share token for token to count as one
 ELSEWHERE = math.log(500)  # an item shared as by 1 pair in 500: rare, for ``pairs`` to measure chance without it
 LISTED = math.log(20)  # an item's rarity from which it is named: shared as by 1 pair in 20 of the class
@@ -100,8 +113,9 @@ class Pair:
 
     @property
     def score(self) -> float:
-        """1 - ``expected``: listed from 0.5 (a group's pairs: 0.5 at least)."""
-        return max(0.5 if self.group else 0.0, 1.0 - self.expected)
+        """1 - ``expected``: a pair is listed on its own from 0.5; one listed for its group or a
+        triangle of links (``flagged``) shows 0.5."""
+        return max(0.5, 1.0 - self.expected)
 
     @property
     def listed(self) -> tuple[ItemEvidence, ...]:
@@ -145,9 +159,8 @@ def tail(strengths: np.ndarray) -> _Tail:
     top = np.partition(strengths, len(strengths) - count - 1)[len(strengths) - count - 1:]
     start = float(top.min())
     excess = np.sort(top)[1:] - start
-    # The median, not the mean: the copies among the top pairs do not stretch the tail. One
-    # item's rarity alone falls as e^-x: no sum of them falls faster.
-    return _Tail(start, max(1.0, float(np.median(excess)) / math.log(2)), count)
+    # The median, not the mean: the copies among the top pairs do not stretch the tail.
+    return _Tail(start, max(SCALE_MIN, float(np.median(excess)) / math.log(2)), count)
 
 
 @dataclass
@@ -160,6 +173,7 @@ class _Item:
     at_most: np.ndarray  # level, column (``SHARED``, then ``_identical``) -> how many of ``null_pairs`` share as much
     null_pairs: np.ndarray  # per column of ``at_most``, the pairs it counts among
     behaviour: dict[int, tuple[str, int, float]]  # student -> (digest, sharers, rarity), counted ones
+    identical: dict[int, int]  # student -> how many hand in this item the same token for token (``_identical``)
 
 
 def pairs(works: Sequence[Work], public: Public, keep: float = GROUP) -> list[Pair]:
@@ -169,6 +183,7 @@ def pairs(works: Sequence[Work], public: Public, keep: float = GROUP) -> list[Pa
     if n < 2:
         return []
     total_pairs = n * (n - 1) // 2
+    low = floor(total_pairs)
     upper = np.triu_indices(n, 1)
     strength = np.zeros(total_pairs)
     items: dict[str, _Item] = {}
@@ -176,33 +191,38 @@ def pairs(works: Sequence[Work], public: Public, keep: float = GROUP) -> list[Pa
     most = min(GROUP_MOST, max(5, n // 8))  # more is a way of writing it that many took, not a group
     reach: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # item -> the pairs that share code, and their levels
     for item in sorted({item for w in works for item in (*w.code, *w.behaviour)}):
-        own = [_own_prints(w.code.get(item), public) for w in works]
+        own = [_own_prints(w.code.get(item), public, item) for w in works]
         held: dict[int, list[int]] = defaultdict(list)
         for index, prints in enumerate(own):
             for h in prints:
                 held[h].append(index)
         sets = Counter(frozenset(who) for who in held.values() if 3 <= len(who) <= most)
         for students, count in sets.items():
-            if count >= SHARED[0]:
+            # Three of whom two hand in the item the same: whoever meets one of a copied pair by
+            # chance, on a few fingerprints, meets both; a third who copied shares many.
+            twins = len(students) == 3 and len({frozenset(own[s]) for s in students}) < 3
+            if count >= SHARED[1 if twins else 0]:
                 alone[students].add(item)
-        reached, level = _reached(held, n, upper)
+        reached, level = _reached(held, n, upper, low)
+        identical: dict[int, int] = {}
         for who in _identical(own, most):
             first, second = (np.asarray(who)[side] for side in np.triu_indices(len(who), 1))
             reached[first * (2 * n - first - 1) // 2 + (second - first - 1), len(SHARED)] = len(who)
+            identical.update((index, len(who)) for index in who)
         at = np.flatnonzero(reached.any(axis=1))
         reach[item] = (at, reached[at])
         kept = _behaviour_counted(works, item)
-        strength += np.maximum(0.0, _behaviour_rarity(kept, n, total_pairs) - FLOOR)
+        strength += np.maximum(0.0, _behaviour_rarity(kept, n, total_pairs) - low)
         items[item] = _Item({h: len(who) for h, who in held.items() if len(who) >= 2}, own, level,
                             np.zeros((n + 2, len(SHARED) + 1), dtype=np.int64),
-                            np.full(len(SHARED) + 1, total_pairs), kept)
+                            np.full(len(SHARED) + 1, total_pairs), kept, identical)
     # What pairs share by chance on an item is measured on the pairs that share nothing rare on the
     # other items: the copies of a class (a fifth of its students, in some) share an item's rare
     # code with each other, and counted in, they would make it look common to each other.
     rare = {}
     for item, (at, levels) in reach.items():
-        rare[item] = _code_rarity(_at_most(levels, np.ones(len(at), dtype=bool), n), levels, total_pairs) \
-            >= ELSEWHERE - FLOOR
+        rare[item] = _code_rarity(_at_most(levels, np.ones(len(at), dtype=bool), n), levels, total_pairs, low) \
+            >= ELSEWHERE - low
     elsewhere = np.zeros(total_pairs, dtype=np.int64)
     for item, (at, _) in reach.items():
         elsewhere[at] += rare[item]
@@ -211,8 +231,7 @@ def pairs(works: Sequence[Work], public: Public, keep: float = GROUP) -> list[Pa
         data = items[item]
         data.at_most = _at_most(levels, chances[item], n)
         data.null_pairs = np.full(levels.shape[1], total_pairs - np.count_nonzero(~chances[item]))
-        # A code's rarity is what the pairs share at a level; ``_identical`` only says who is left out.
-        strength[at] += _code_rarity(data.at_most[:, :-1], levels[:, :-1], data.null_pairs[:-1])
+        strength[at] += _code_rarity(data.at_most, levels, data.null_pairs, low)
     # A student who shares much with everyone (who writes every item a common way, or keeps to one
     # style) shares it by chance with each: the mean of the two students' strengths with the class
     # is set aside.
@@ -248,18 +267,23 @@ def _at_most(levels: np.ndarray, chance: np.ndarray, n: int) -> np.ndarray:
                      for m in range(levels.shape[1])], axis=1)  # 0, none, counted past every level
 
 
-def _code_rarity(at_most: np.ndarray, levels: np.ndarray, null_pairs: np.ndarray | int) -> np.ndarray:
-    """Each pair's rarity above ``FLOOR``: -ln of the share of the ``null_pairs`` that share as
+def floor(total_pairs: int) -> float:
+    """The rarity from which an item counts in a class of ``total_pairs`` pairs (``FLOOR``)."""
+    return max(FLOOR, FLOOR_SHARE * math.log(max(1, total_pairs)))
+
+
+def _code_rarity(at_most: np.ndarray, levels: np.ndarray, null_pairs: np.ndarray | int, low: float) -> np.ndarray:
+    """Each pair's rarity above ``low`` (``floor``): -ln of the share of the ``null_pairs`` that share as
     many fingerprints as rare, the count of ``SHARED`` that makes it rarest."""
     rarity = np.zeros(len(levels))
     for m in range(levels.shape[1]):
         reached = levels[:, m] > 0
         rarity[reached] = np.maximum(rarity[reached], -np.log(np.maximum(at_most[levels[reached, m], m], 1)
                                                               / np.broadcast_to(null_pairs, levels.shape[1:])[m]))
-    return np.maximum(0.0, rarity - FLOOR)
+    return np.maximum(0.0, rarity - low)
 
 
-def _reached(held: Mapping[int, list[int]], n: int, upper: tuple[np.ndarray, np.ndarray]
+def _reached(held: Mapping[int, list[int]], n: int, upper: tuple[np.ndarray, np.ndarray], low: float
              ) -> tuple[np.ndarray, np.ndarray]:
     """Per pair, for each count of ``SHARED``, the rarest level at which the two share that
     many fingerprints (0: none, or only at a level too common to count): the fingerprints are
@@ -285,8 +309,8 @@ def _reached(held: Mapping[int, list[int]], n: int, upper: tuple[np.ndarray, np.
             reached[(reached[:, m] == 0) & (pair_count >= needed), m] = top
         level[shared[k][0]:top + 1] = top
         k = stop
-        if np.count_nonzero(reached[:, 0]) > math.exp(-FLOOR) * len(reached):
-            break  # what more pairs than that share counts for nothing (``FLOOR``): the common levels cost most
+        if np.count_nonzero(reached[:, 0]) > math.exp(-low) * len(reached):
+            break  # what more pairs than that share counts for nothing (``floor``): the common levels cost most
     return reached, level
 
 
@@ -294,7 +318,8 @@ def _identical(own: Sequence[set[int]], most: int) -> list[list[int]]:
     """The groups of at most ``most`` students whose code for an item is the same token for token
     (the same fingerprints, at least ``IDENTICAL`` of them). Honest students who take one common
     way share it with many; a copy of a student's own code is held by the two alone, however
-    common each of its fingerprints is (``pairs`` leaves such pairs out of the other items' chance)."""
+    common each of its fingerprints is (a column of its own in ``pairs``: how many pairs of the
+    class hand the item in the same, as few students)."""
     groups: dict[frozenset[int], list[int]] = defaultdict(list)
     for index, prints in enumerate(own):
         if len(prints) >= IDENTICAL:
@@ -346,6 +371,7 @@ def _evidence(item: str, data: _Item, a: Work, b: Work, i: int, j: int, total_pa
     both = {h for h in data.own[i] & data.own[j] if h in data.holders}
     rarest = sorted(data.holders[h] for h in both)
     levels = [int(data.level[rarest[needed - 1]]) if len(rarest) >= needed else 0 for needed in SHARED]
+    levels.append(data.identical[i] if i in data.identical and data.own[i] == data.own[j] else 0)
     code = max((-math.log(max(1, data.at_most[level, m]) / data.null_pairs[m]) for m, level in enumerate(levels)
                 if level), default=0.0)
     ba, bb = data.behaviour.get(i), data.behaviour.get(j)
@@ -433,8 +459,8 @@ def public_matches(work: Work, public: Public) -> dict[str, tuple[str, ...]]:
     return matches
 
 
-def _own_prints(code: ItemCode | None, public: Public) -> set[int]:
-    return set() if code is None else {h for h in code.hashes if not public.is_public(h)}
+def _own_prints(code: ItemCode | None, public: Public, item: str) -> set[int]:
+    return set() if code is None else set(code.hashes - public.aside(code, item))
 
 
 def _lines(code: ItemCode | None, hashes: set[int]) -> tuple[int, ...]:

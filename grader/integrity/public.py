@@ -43,8 +43,32 @@ class Public:
         """Whether public file ``name`` is for ``item`` (a file that names no item is for any)."""
         return not self.meant.get(name) or item in self.meant[name]
 
-    def is_public(self, fingerprint: int) -> bool:
-        return fingerprint in self.common or fingerprint in self.sources
+    def aside(self, code: ItemCode, item: str) -> set[int]:
+        """The fingerprints of ``code`` (what a student's ``item`` runs) that are public in
+        context: the starter code's and the solution's; those of a public file for ``item``; and
+        a passage of at least ``CONTEXT`` fingerprints in a row that one public file holds,
+        whatever it is for (a tutorial's softmax ported into an attention function). A short
+        token run that a public file for another item also holds is the student's own."""
+        found: set[int] = set()
+        runs: dict[str, list[int]] = defaultdict(list)  # public file -> its run of fingerprints going on
+        last: dict[str, int] = {}  # public file -> where its run stands
+        at = 0
+        for h, _, _ in code.prints:
+            if h in self.common:  # set aside, and it breaks no run: the starter code is around every passage
+                found.add(h)
+                continue
+            at += 1
+            for name in self.sources.get(h, ()):
+                if self.for_item(name, item):
+                    found.add(h)
+                    continue
+                if last.get(name) != at - 1:
+                    _close(runs, name, found)
+                runs[name].append(h)
+                last[name] = at
+        for name in list(runs):
+            _close(runs, name, found)
+        return found
 
 
 def known_source_files(folder: Path) -> list[Path]:
@@ -99,6 +123,13 @@ def public_code(bundle: Bundle, known_sources: Path | None = None) -> Public:
 
 
 _ITEM = re.compile(r"^# item: (\w+)", re.M)
+CONTEXT = 3  # fingerprints in a row (about ten tokens) from a public file for another item, to set them aside
+
+
+def _close(runs: dict[str, list[int]], name: str, found: set[int]) -> None:
+    run = runs.pop(name, [])
+    if len(run) >= CONTEXT:
+        found.update(run)
 
 
 SOLUTION_LINE = 8  # characters: shorter lines (``else:``, ``return x``) anyone writes alike

@@ -12,7 +12,7 @@ from benchmarks import integrity_class
 from benchmarks.integrity_converging import KINDS, build
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.integrity.evidence import Pair, Work, flagged, pairs, solution_matches, why
+from grader.integrity.evidence import Pair, Work, clusters, flagged, pairs, solution_matches, why
 from grader.integrity.fingerprints import definitions
 from grader.integrity.public import public_code
 from grader.submissions.load import read_cells
@@ -43,7 +43,11 @@ def test_a_class_of_40_with_no_copying_lists_no_one(tmp_path):
     assert not any(solution_matches(w, PUBLIC) for w in class_works)
 
 
-@pytest.mark.parametrize("kind", KINDS)
+# A partial copy (2 or 3 items) in a class of 40 whose students converge this strongly stands
+# where chance puts an honest pair about one class in four, and is listed about three times in
+# four (``benchmarks/bench_integrity_calibration.py --sizes 40 --seeds ...``): it is tested
+# among last round's kinds in a class of 150, below.
+@pytest.mark.parametrize("kind", [kind for kind in KINDS if kind != "partial"])
 def test_each_disguise_in_a_class_of_its_own_is_found(tmp_path, kind):
     planted = build(tmp_path / "class", 40, seed=12, kinds=[kind])
     found = flagged(pairs(works(tmp_path / "class"), PUBLIC))
@@ -81,3 +85,13 @@ def test_copies_among_a_fifth_of_the_class_do_not_hide_each_other(tmp_path):
     copies = {frozenset((a, b)) for a, b, _ in planted}
     assert copies <= found, [kind for a, b, kind in planted if frozenset((a, b)) not in found]
     assert found <= copies
+
+
+def test_a_student_who_meets_a_copied_pair_by_chance_is_no_group_with_it(tmp_path):
+    # Whoever shares a few fingerprints with one of a copied pair shares them with both: in this
+    # class of 20, one student does so on two items, which made the three "a group".
+    planted = build(tmp_path / "class", 20, seed=3, kinds=["whole"])
+    found = flagged(pairs(works(tmp_path / "class"), PUBLIC))
+    copy = {frozenset((a, b)) for a, b, _ in planted}
+    assert copy <= listed(found)
+    assert not any(p.group for p in found) and clusters(found) == []

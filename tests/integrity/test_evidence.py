@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from grader.integrity.evidence import ALPHA, LISTED, Work, clusters, flagged, pairs, public_matches
+from grader.integrity.evidence import ALPHA, FLOOR, LISTED, Work, clusters, flagged, floor, pairs, public_matches
 from grader.integrity.fingerprints import definitions
 from grader.integrity.public import Public
 from grader.submissions.load import Cell
@@ -123,3 +123,10 @@ def test_five_students_who_share_one_solution_are_one_group_among_forty():
     found = flagged(pairs([*group, *others(35, variants=3)], NOTHING))
     assert len(found) == 10 and clusters(found) == [tuple(f"g{k}" for k in range(5))]
     assert all(p.expected <= ALPHA for p in found)
+
+
+def test_the_floor_an_item_counts_from_grows_with_the_class():
+    # 1.5 in a small class; a share of the rarest rarity a larger one can show (ln of its pairs).
+    assert floor(190) == FLOOR == 1.5
+    assert floor(11_175) == pytest.approx(0.27 * math.log(11_175)) == pytest.approx(2.52, abs=0.01)
+    assert floor(499_500) == pytest.approx(3.54, abs=0.01)

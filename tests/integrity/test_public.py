@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.integrity.code import ItemCode
 from grader.integrity.evidence import Work, public_matches, solution_matches
 from grader.integrity.fingerprints import definitions
-from grader.integrity.public import public_code
+from grader.integrity.public import Public, public_code
 from grader.submissions.load import Cell
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
@@ -57,3 +58,18 @@ def test_the_instructors_solution_handed_in_is_named_beyond_the_starter_code():
                                                      for line in code.source.splitlines()), code.where, code.prints)
                for name, code in own.items()}
     assert solution_matches(Work("bob", renamed), public) == ()
+
+
+def test_public_code_is_set_aside_in_its_context_only():
+    # A student's split_heads: fingerprints 1..7 in the order they are written. A public file
+    # for another item holds 1 alone, and 4, 5, 6 in a row (a passage ported whole); one for
+    # split_heads holds 7; the starter code holds 3, between 2 and 4.
+    code = ItemCode("split_heads", "", "cell 1", tuple((h, h, h) for h in range(1, 8)))
+    other, same = "catalogue/alternatives/softmax_port.py", "catalogue/alternatives/split_port.py"
+    public = Public(frozenset({3}), {1: (other,), 4: (other,), 5: (other,), 6: (other,), 7: (same,)}, (),
+                    meant={other: frozenset({"softmax"}), same: frozenset({"split_heads"})})
+    assert public.aside(code, "split_heads") == {3, 4, 5, 6, 7}  # 1: a short run found elsewhere is the student's
+    assert public.aside(code, "softmax") == {1, 3, 4, 5, 6}  # the same file, for that item: all of it
+    # The starter code between two passages of one file joins them: 2, then 3 (common), then 4.
+    joined = Public(frozenset({3}), {2: (other,), 4: (other,), 5: (other,)}, (), meant={other: frozenset({"softmax"})})
+    assert joined.aside(code, "split_heads") == {2, 3, 4, 5}
