@@ -47,7 +47,7 @@ class Public:
         """The fingerprints of ``code`` (what a student's ``item`` runs) that are public in
         context: the starter code's and the solution's; those of a public file for ``item``; and
         a passage of at least ``CONTEXT`` fingerprints in a row that one public file holds,
-        whatever it is for (a tutorial's softmax ported into an attention function). A short
+        whatever it is for (a tutorial's helper ported into another item). A short
         token run that a public file for another item also holds is the student's own."""
         found: set[int] = set()
         runs: dict[str, list[int]] = defaultdict(list)  # public file -> its run of fingerprints going on
