@@ -36,10 +36,15 @@ def student(class_dir: Path, name: str, numpy_tail: str = "") -> None:
 
 def start(class_dir: Path, out: Path, *extra: str) -> subprocess.Popen[bytes]:
     # A session of its own, so that the test can signal the run's whole process group as a
-    # terminal's Ctrl-C does.
+    # terminal's Ctrl-C does; and Ctrl-C's default action, as a terminal gives it, where the
+    # tests themselves run in a background job (a shell starts those with SIGINT ignored).
     return subprocess.Popen([sys.executable, "-m", "grader", "grade", str(class_dir), "--out", str(out),
                              "--seed", "1", "--jobs", "1", *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_interruptible)
+
+
+def _interruptible() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def read_until(proc: subprocess.Popen[bytes], marker: str) -> bytes:
