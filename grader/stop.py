@@ -14,6 +14,7 @@ from types import FrameType
 
 STOPS = (signal.SIGTERM, signal.SIGHUP)
 INTERRUPTS = (signal.SIGINT, *STOPS)  # what the main process answers, and its image, workers and zygotes ignore
+STOPPED = frozenset(128 + number for number in INTERRUPTS)  # the exit statuses of a run they stopped
 
 
 class Stopped(KeyboardInterrupt):
