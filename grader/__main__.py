@@ -11,18 +11,6 @@ if __name__ == "__main__":
     except MissingExtra as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
-    import os
+    from .cli import exit_with, main
 
-    from .cli import main
-    from .stop import STOPPED
-
-    status = main(prog="python -m grader")
-    if status in STOPPED:
-        # A run that a signal stopped has ended its workers and said so in one line: it exits
-        # now, with the signal's status (130 for Ctrl-C). Through the interpreter's own exit,
-        # under load, about 1 run in 5 of Ctrl-C as the workers start died of SIGINT instead
-        # (strace: the interpreter reset SIGINT and sent it to itself on the way out).
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(status)
-    raise SystemExit(status)
+    exit_with(main(prog="python -m grader"))
