@@ -12,7 +12,7 @@ from typing import NoReturn
 from . import __version__
 from .assignment.config import DEFAULT_ASSIGNMENT, ConfigError
 from .extras import require_dependencies, require_extra
-from .reporters import DEFAULT_REPORTERS, OLD_NAMES, REPORTERS
+from .reporters import CORE_REPORTERS, OLD_NAMES, REPORTERS, with_core
 from .sandbox.spec import SandboxError
 from .stop import STOPPED, ending, stopped_by_signals
 
@@ -45,8 +45,8 @@ def build_parser(prog: str = COMMAND) -> argparse.ArgumentParser:
                        "with --nbgrader, default COURSE_DIR/grader-reports/ASSIGNMENT_ID")
     grade.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
     grade.add_argument("--format", type=_formats, action="append", dest="formats", metavar="FORMAT[,FORMAT...]",
-                       help=f"outputs to write, repeatable: {', '.join(REPORTERS)} "
-                       f"(default: {', '.join(DEFAULT_REPORTERS)})")
+                       help=f"more outputs to write, repeatable: {', '.join(REPORTERS)} "
+                       f"(every run writes {', '.join(CORE_REPORTERS)}: grades.csv, results.json, feedback/*.md)")
     grade.add_argument("--report", type=_formats, action="append", dest="formats", metavar="NAME",
                        help="the same as --format; also takes the old names " + ", ".join(OLD_NAMES))
     grade.add_argument("--nbgrader", type=Path, metavar="COURSE_DIR",
@@ -58,6 +58,8 @@ def build_parser(prog: str = COMMAND) -> argparse.ArgumentParser:
                        "capped by a cgroup CPU quota; never more than the students)")
     grade.add_argument("--scheduler", help="address of a dask.distributed scheduler to run on instead")
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
+    grade.add_argument("--wait", action="store_true",
+                       help="when another run is writing --out, wait for it to end (default: stop at once, naming it)")
     grade.add_argument("--no-diagnose", action="store_true",
                        help="do not name the known mistakes that explain lost points")
     grade.add_argument("--known-sources", type=Path, metavar="DIR",
@@ -202,7 +204,7 @@ def _grade(args: argparse.Namespace) -> int:
                        mininterval=0, miniters=1)
         bar.update(done - bar.n)
 
-    reports = tuple(dict.fromkeys(name for names in args.formats or [DEFAULT_REPORTERS] for name in names))
+    reports = with_core([name for names in args.formats or [] for name in names])
     canvas = {"gradebook": args.canvas_gradebook, "column": args.canvas_column, "missing": args.canvas_missing}
     if "canvas" not in reports and (args.canvas_gradebook or args.canvas_column):
         raise ValueError("grade: --canvas-gradebook and --canvas-column go with --format canvas")
@@ -215,7 +217,7 @@ def _grade(args: argparse.Namespace) -> int:
     integrity = {"known_sources": args.known_sources}
     options = dict(seed=args.seed, jobs=args.jobs, scheduler=args.scheduler,
                    reporters=reports, reporter_options={"canvas": canvas, "integrity": integrity}, progress=progress,
-                   diagnose=not args.no_diagnose, written=args.written)
+                   diagnose=not args.no_diagnose, written=args.written, wait=args.wait)
     try:
         if args.nbgrader is not None:
             if args.submissions is not None:
@@ -245,6 +247,9 @@ def _grade(args: argparse.Namespace) -> int:
     for line in outcome.summary.lines():
         print(line)
     print(f"seed {outcome.seed}; {outcome.seconds:.1f} s; wrote {', '.join(reports)} into {outcome.out_dir}")
+    if outcome.refused:
+        print(f"error: {outcome.refused}", file=sys.stderr)
+        return 1
     if args.nbgrader is not None:
         awaiting = course_run.awaiting
         print(f"scores written into the nbgrader gradebook of {args.nbgrader}, and its autograded/ notebooks for "

@@ -178,7 +178,8 @@ def test_bad_input_is_a_clear_error(tmp_path: Path):
 
 def test_the_default_outputs_are_the_three_of_old(run):
     out = run[0]
-    assert sorted(p.name for p in out.iterdir()) == ["feedback", "grades.csv", "results.json", *WRITTEN_OUTPUTS]
+    assert sorted(p.name for p in out.iterdir()) == [".grader-run.json", "feedback", "grades.csv", "results.json",
+                                                     *WRITTEN_OUTPUTS]
 
 
 def test_formats_are_chosen_with_format_and_report_keeps_its_old_names(tmp_path: Path, expected):
@@ -192,8 +193,8 @@ def test_formats_are_chosen_with_format_and_report_keeps_its_old_names(tmp_path:
     proc = grade([str(class_dir), "--out", str(out), "--seed", "11", "--jobs", "1", "--format", "junit",
                   "--format", "prairielearn,gradescope", "--report", "grades-csv", "--assignment", str(BUNDLE_PATH)])
     assert proc.returncode == 0, proc.stderr
-    assert {p.name for p in out.iterdir()} == {"gradescope", "grades.csv", "junit.xml", "prairielearn",
-                                                *WRITTEN_OUTPUTS}
+    assert {p.name for p in out.iterdir()} == {".grader-run.json", "feedback", "gradescope", "grades.csv", "junit.xml",
+                                                "prairielearn", "results.json", *WRITTEN_OUTPUTS}
     suites = {s.name: s for s in junitparser.JUnitXml.fromfile(str(out / "junit.xml"))}
     assert set(suites) == {"Ada Lovelace", "Zoë Çelik"} and suites["Ada Lovelace"].failures == 0
     total = sum(expected["Zoë Çelik"].values())

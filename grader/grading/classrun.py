@@ -24,22 +24,22 @@ from ..assignment.bundle import Bundle, Outline, load_bundle, read_outline
 from ..assignment.config import DEFAULT_ASSIGNMENT, Assignment
 from ..extras import require_extra
 from ..lms.intake import LmsInfo, class_folder
-from ..outdir import check_out_dir, staged
-from ..regrade import Comparison, Previous, read_previous
-from ..reporters import DEFAULT_REPORTERS, Reporter, Stage, open_reporter, reporter_class
+from ..outdir import check_out_dir, earlier_formats, locked, staged
+from ..regrade import Previous, read_previous
+from ..reporters import Reporter, Stage, open_reporter, reporter_class, with_core
 from ..results import RunInfo, SubmissionResult, zero_submission
 from ..sandbox.ladder import Rung, keep_from_same_uid
 from ..sandbox.paths import SCRATCH
 from ..sandbox.spec import Hello
 from ..submissions.load import ClassFolder, discover, student_id
 from ..summary import Summary, Tally
-from ..written.marks import Marks, WrittenError, read_marks
-from ..written.merge import merge
+from ..written.live import LiveMarks
+from ..written.marks import WrittenError
 from ..written.model import Mark
-from ..written.outputs import WrittenOutputs
 from .host import default_cpus, memory_warning
 from .job import Job, Pool, SubmissionFailed
 from .local import local
+from .writeout import Target, write_out
 
 
 def _stderr(line: str) -> None:
@@ -158,12 +158,13 @@ def grade(run: Run, submissions: Sequence[Path], log: Callable[[str], None] = _s
     itself fails on still gets a result (zero, saying so), and so does one that failed by
     what it did (``SubmissionFailed``: its row gives the reason)."""
     for folder, outcome in run.workers.pool.grade(list(submissions), run.job) if submissions else ():
+        student = student_id(folder)  # the id every output goes by, as the worker's result has it
         if isinstance(outcome, SubmissionFailed):
-            log(f"error: {folder.name}: {outcome}")
-            yield zero_submission(folder.name, run.bundle.assignment, str(outcome))
+            log(f"error: {student}: {outcome}")
+            yield zero_submission(student, run.bundle.assignment, str(outcome))
         elif isinstance(outcome, BaseException):
-            log(f"error: the grader failed on {folder.name}: {type(outcome).__name__}: {outcome}")
-            yield zero_submission(folder.name, run.bundle.assignment,
+            log(f"error: the grader failed on {student}: {type(outcome).__name__}: {outcome}")
+            yield zero_submission(student, run.bundle.assignment,
                                   f"the grader itself failed ({type(outcome).__name__}); ask your instructor")
         else:
             yield SubmissionResult.from_json(json.loads(outcome))
@@ -173,8 +174,9 @@ def grade(run: Run, submissions: Sequence[Path], log: Callable[[str], None] = _s
 class RunOutcome:
     seed: int
     summary: Summary
-    out_dir: Path
+    out_dir: Path  # the output folder; or where the results were kept, when it was not replaced
     seconds: float
+    refused: str = ""  # why the output folder was not replaced, in one line
 
 
 def grade_class(
@@ -185,7 +187,7 @@ def grade_class(
     seed: int | None = None,
     jobs: int | None = None,
     scheduler: str | None = None,
-    reporters: Sequence[str] = DEFAULT_REPORTERS,
+    reporters: Sequence[str] = (),
     reporter_options: Mapping[str, Mapping[str, Any]] | None = None,
     stages: Sequence[Stage] = (),
     hide: Sequence[Path] = (),
@@ -193,11 +195,14 @@ def grade_class(
     diagnose: bool = True,
     written: Sequence[Path] = (),
     held_marks: tuple[Sequence[Mark], Path] = ((), Path()),
+    wait: bool = False,
     log: Callable[[str], None] = _stderr,
 ) -> RunOutcome:
     """Grade every student folder of ``class_dir`` against the bundle at ``assignment_path``
-    (its folder or YAML) and write the ``reporters``' outputs into ``out_dir``. ``class_dir``
-    may also be a Canvas or Moodle submissions download (its zip or unpacked folder).
+    (its folder or YAML) and write the core outputs and the ``reporters``' into ``out_dir``
+    (``grader.reporters.with_core``). One run at a time writes ``out_dir``: another is an error
+    naming it, or with ``wait`` is waited for. ``class_dir`` may also be a Canvas or Moodle
+    submissions download (its zip or unpacked folder).
     ``reporter_options``: keyword arguments of a reporter by its name (the Canvas gradebook).
     ``stages`` (the nbgrader gradebook) get the same results; ``hide`` are more folders the
     sandboxes must not see (a course folder, with its solutions). When ``out_dir`` holds an
@@ -205,11 +210,13 @@ def grade_class(
     ``diagnose=False`` names no known mistakes (``grader.diagnosis.diagnose``). ``written``:
     files of marks of the written answers (``grader.written.marks``), merged over the marks
     ``held_marks`` names with the file they are held in (nbgrader's gradebook), and those over the
-    ones the output folder's written.csv holds."""
+    ones the output folder's written.csv holds, as it is when the class is written (marks typed
+    there during the run count, ``grader.grading.writeout``)."""
     class_dir, out_dir = Path(class_dir).resolve(), Path(out_dir).resolve()
     if out_dir == class_dir or class_dir in out_dir.parents:
         raise ValueError(f"{out_dir}: the output folder must not be inside the class folder {class_dir}")
     check_out_dir(out_dir)
+    reporters = with_core(reporters)
     if scheduler:
         require_extra("distributed", "cluster", "--scheduler")
     # The YAML alone first: the workers start as soon as the class is counted and the reporters
@@ -223,7 +230,8 @@ def grade_class(
     behaviour = any(getattr(cls, "wants_behaviour", False) for cls in chosen_classes)
     # ... and the code of each item, fingerprinted by the workers (``wants_code``).
     code = any(getattr(cls, "wants_code", False) for cls in chosen_classes)
-    with class_folder(class_dir, outline.assignment.notebooks) as (folder, lms):
+    # One run at a time: from the first read of the output folder (the marks, the earlier run) to its swap.
+    with locked(out_dir, wait, log), class_folder(class_dir, outline.assignment.notebooks) as (folder, lms):
         # The download itself holds every student's work: no sandbox sees it either.
         # (A zip's folder, unless the sandboxes have a fresh one anyway: /tmp.)
         download = [class_dir if class_dir.is_dir() else class_dir.parent] if lms is not None else []
@@ -232,17 +240,21 @@ def grade_class(
         for skipped in found.skipped:
             log(f"skipped {skipped}")
         marks = _marks(written, out_dir, outline.assignment, {student_id(f) for f in found.students}, held_marks)
-        with staged(out_dir) as write_dir:
+        dropped = [name for name in earlier_formats(out_dir) if name not in reporters]
+        with staged(out_dir, reporters) as write_dir:
+
+            def reopen() -> tuple[Reporter, ...]:
+                return tuple(open_reporter(name, write_dir, **_options(name, reporter_options or {}, reporters))
+                             for name in reporters)
+
             # Opened first: a reporter's own input (the Canvas gradebook) is told before the workers start.
-            outputs = [open_reporter(name, write_dir, **_options(name, reporter_options or {}, reporters))
-                       for name in reporters]
-            plan = _ClassPlan(download=class_dir, class_folder=folder, found=found, lms=lms, write_dir=write_dir,
-                              previous=read_previous(out_dir), outputs=tuple(outputs), stages=tuple(stages),
+            target = Target(out_dir, write_dir, read_previous(out_dir), reopen(), reopen, tuple(stages), marks)
+            plan = _ClassPlan(download=class_dir, class_folder=folder, found=found, lms=lms, target=target,
                               hide=(out_dir, *hide, *download), seed=seed, examples=examples, behaviour=behaviour,
-                              code=code, diagnose=diagnose, marks=marks)
+                              code=code, diagnose=diagnose, dropped=tuple(dropped))
             with start_workers(outline, len(found.students), jobs=jobs, scheduler=scheduler, log=log) as workers:
                 outcome = _grade_class(load_bundle(outline), workers, plan, progress, log)
-    return replace(outcome, out_dir=out_dir)  # the staged folder is out_dir now
+    return outcome if outcome.refused else replace(outcome, out_dir=out_dir)  # the staged folder is out_dir now
 
 
 @dataclass(frozen=True)
@@ -253,64 +265,60 @@ class _ClassPlan:
     class_folder: Path  # one folder per student: ``download`` itself, or its unpacked students
     found: ClassFolder
     lms: LmsInfo | None
-    write_dir: Path  # the run's staged output folder
-    previous: Previous | None  # the run the output folder held, to compare with
-    outputs: tuple[Reporter, ...]
-    stages: tuple[Stage, ...]
+    target: Target  # the staged folder and what writes into it
     hide: tuple[Path, ...]  # more folders no sandbox may see
     seed: int | None
     examples: bool
     behaviour: bool
     code: bool
     diagnose: bool
-    marks: Marks | None  # the written answers' marks; None when the bundle has no written answers
+    dropped: tuple[str, ...]  # formats the earlier run in the output folder wrote, and this one does not
 
 
 def _marks(files: Sequence[Path], out_dir: Path, assignment: Assignment, students: set[str],
-           held: tuple[Sequence[Mark], Path]) -> Marks | None:
-    """The marks to merge, read and checked before anything runs."""
+           held: tuple[Sequence[Mark], Path]) -> LiveMarks | None:
+    """The marks to merge, read and checked before anything runs (and read again as the class
+    is written, where the output folder's written.csv changed meanwhile)."""
     if not assignment.written:
         if files:
             raise WrittenError(f"--written {files[0]}: the assignment {assignment.name} has no written answers")
         return None
-    return read_marks(files, out_dir / "written.csv", assignment, students, *held)
+    marks = LiveMarks(files, out_dir / "written.csv", assignment, students, *held)
+    marks.current()
+    return marks
 
 
 def _grade_class(bundle: Bundle, workers: Workers, plan: _ClassPlan, progress: Callable[[int, int], None] | None,
                  log: Callable[[str], None]) -> RunOutcome:
     """``grade_class`` once ``plan`` is settled, by ``workers``."""
-    folders = slowest_first(plan.found.students, plan.previous)
+    target = plan.target
+    folders = slowest_first(plan.found.students, target.previous)
     started = time.perf_counter()
-    tally = Tally(bundle.assignment)
     with prepare_run(bundle, plan.class_folder, len(folders), seed=plan.seed, workers=workers,
-                     hidden=(plan.write_dir, *plan.hide), examples=plan.examples, diagnose=plan.diagnose,
+                     hidden=(target.write_dir, *plan.hide), examples=plan.examples, diagnose=plan.diagnose,
                      behaviour=plan.behaviour, code=plan.code, log=log, progress=progress) as run:
         rung = run.rung
         info = RunInfo(run.job.seed, str(bundle.assignment.path), str(plan.download), __version__, workers.count,
                        workers.scheduler, rung.name, rung.namespaces, rung.drop_uid,
                        rung.notes, time.strftime("%Y-%m-%dT%H:%M:%S%z"), plan.lms)
-        # The comparison closes first: its changes.csv is in the folder when the class report is written.
-        comparison = None if plan.previous is None else Comparison(plan.previous, plan.write_dir)
-        written = [WrittenOutputs(plan.write_dir)] if plan.marks is not None else []
-        reporters_and_stages = [*([comparison] if comparison else []), *plan.outputs, *plan.stages, *written]
-        for output in reporters_and_stages:
-            output.start(bundle, info)
+        results = []
         for done, result in enumerate(grade(run, folders, log), start=1):
-            if plan.marks is not None:
-                result = merge(result, plan.marks)
-            for output in reporters_and_stages:
-                output.add(result)
-            tally.add(result)
+            results.append(result)
             if progress is not None:
                 progress(done, len(folders))
-        for output in reporters_and_stages:
-            output.close()
-    notes = [*(plan.lms.notes if plan.lms else ()), *(plan.marks.summary_lines() if plan.marks else ()),
-             *(line for output in plan.outputs for line in getattr(output, "summary_lines", list)())]
-    if comparison is not None and comparison.regrade is not None:
-        notes += comparison.regrade.lines()
+    out = write_out(bundle, info, results, target)
+    tally = Tally(bundle.assignment)
+    for result in out.results:
+        tally.add(result)
+    notes = [*(plan.lms.notes if plan.lms else ()), *(out.marks.summary_lines() if out.marks else ()),
+             *(line for output in out.outputs for line in getattr(output, "summary_lines", list)())]
+    if out.comparison is not None and out.comparison.regrade is not None:
+        notes += out.comparison.regrade.lines()
+    if plan.dropped and not out.kept:
+        notes.append(f"the earlier run in {target.out_dir} also wrote {', '.join(plan.dropped)}; this one does not "
+                     f"(give --format {','.join(plan.dropped)} to write them again)")
     summary = replace(tally.summary(), skipped=plan.found.skipped, notes=tuple(notes))
-    return RunOutcome(run.job.seed, summary, plan.write_dir, time.perf_counter() - started)
+    return RunOutcome(run.job.seed, summary, out.kept or target.write_dir, time.perf_counter() - started, out.why)
 
 
 def slowest_first(folders: Sequence[Path], previous: Previous | None) -> list[Path]:

@@ -1,7 +1,8 @@
 """Reporters: what a grading run writes, one output format per module.
 
-A reporter is made with the output folder, then gets ``start(bundle, run)``, ``add(result)``
-for each student as the results stream in (in completion order), and ``close()``. It is
+Every run writes the core formats (``CORE_REPORTERS``); ``--format`` adds others. A reporter
+is made with the output folder, then gets ``start(bundle, run)``, ``add(result)`` for each
+student (in completion order, once the class is graded), and ``close()``. It is
 chosen by its format's name (``--format``): adding a format is a module of its own and one
 line in ``REPORTERS`` (imported only when chosen, so a format's optional dependencies stay
 optional). A reporter writes only inside the folder it is given (the run's staging folder).
@@ -17,6 +18,7 @@ fingerprinted by the workers: ``NotebookResult.code``), ``wants_formats`` (the r
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -52,9 +54,15 @@ REPORTERS: dict[str, str] = {
     "moodle": "grader.reporters.moodle:MoodleGrades",
     "integrity": "grader.reporters.integrity:IntegrityReport",
 }
-DEFAULT_REPORTERS = ("csv", "json", "markdown")
+# Written by every run: the course's record (grades.csv, results.json, feedback/*.md). --format adds to them.
+CORE_REPORTERS = ("csv", "json", "markdown")
 # The names `--report` took before `--format`; still accepted.
 OLD_NAMES = {"grades-csv": "csv", "results-json": "json", "feedback-md": "markdown"}
+
+
+def with_core(names: Sequence[str]) -> tuple[str, ...]:
+    """The formats a run writes: the core ones, then ``names`` (each once, in order)."""
+    return tuple(dict.fromkeys((*CORE_REPORTERS, *names)))
 
 
 def reporter_class(name: str) -> type[Reporter]:

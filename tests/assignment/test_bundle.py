@@ -144,12 +144,13 @@ def test_a_toy_bundle_is_graded_by_the_real_cli(toy: Path, toy_class: Path, tmp_
     assert run["assignment"] == str(toy / "assignment.yaml")
 
 
-def test_only_the_chosen_reporters_write(toy: Path, toy_class: Path, tmp_path: Path):
+def test_the_chosen_reporters_write_beside_the_core_outputs(toy: Path, toy_class: Path, tmp_path: Path):
     out = tmp_path / "out"
     proc = grade([str(toy_class), "--out", str(out), "--jobs", "1", "--assignment", str(toy),
-                  "--report", "grades-csv"])
+                  "--report", "grades-csv", "--format", "junit"])
     assert proc.returncode == 0, proc.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["grades.csv"]
+    assert sorted(p.name for p in out.iterdir()) == [".grader-run.json", "feedback", "grades.csv", "junit.xml",
+                                                     "results.json"]
 
 
 def test_the_toy_audit_catches_its_mutant(toy: Path):

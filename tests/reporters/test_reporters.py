@@ -13,7 +13,7 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.integrity.code import ItemCode
 from grader.render.feedback_text import NOT_ATTEMPTED
-from grader.reporters import DEFAULT_REPORTERS, REPORTERS, junit_xml, open_reporter
+from grader.reporters import CORE_REPORTERS, REPORTERS, junit_xml, open_reporter
 from grader.reporters.feedback_md import feedback
 from grader.reporters.gradescope import results as gradescope
 from grader.reporters.moodle import feedback_lines
@@ -84,7 +84,7 @@ def test_results_round_trip_through_json():
 
 
 def test_reporters_stream_json_sort_csv_and_the_tally_summarises(tmp_path: Path):
-    reporters = [open_reporter(name, tmp_path) for name in DEFAULT_REPORTERS]
+    reporters = [open_reporter(name, tmp_path) for name in CORE_REPORTERS]
     tally = Tally(A)
     for reporter in reporters:
         reporter.start(BUNDLE, RUN)
@@ -219,7 +219,7 @@ def test_a_stub_reads_not_attempted_in_every_format():
 
 
 def test_reporters_are_chosen_by_name(tmp_path: Path):
-    assert set(DEFAULT_REPORTERS) <= set(REPORTERS)
+    assert set(CORE_REPORTERS) <= set(REPORTERS)
     with pytest.raises(ValueError, match="unknown reporter 'nope'"):
         open_reporter("nope", tmp_path)
     only = open_reporter("csv", tmp_path)
