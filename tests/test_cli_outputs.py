@@ -7,6 +7,7 @@ a run replaces the previous run's output whole (no stale feedback).
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import re
@@ -183,3 +184,104 @@ def test_a_regrade_leaves_no_feedback_of_students_no_longer_in_the_class(tmp_pat
     shutil.rmtree(class_dir / "left")
     assert start(class_dir, out, "--no-progress").wait(timeout=600) == 0
     assert sorted(p.name for p in (out / "feedback").iterdir()) == ["ada.md"]
+
+
+# A written answer to each of the bundle's questions, as a module's markdown cells hold them.
+ANSWERS = "".join(f"\n\n# %% [markdown]\n# answer: {question}\n# {text}\n"
+                  for question, text in (("quadratic_cost", "n queries by n keys"), ("luong_compare", "dot; concat")))
+MARKS_HEADER = "student,question,points,rubric,comment,digest\n"
+
+
+def finish(proc: subprocess.Popen[bytes]) -> tuple[int, str, str]:
+    out, err = proc.communicate(timeout=600)
+    return proc.returncode, out.decode(), err.decode()
+
+
+def held_at_its_marks(class_dir: Path, out: Path, *extra: str) -> tuple[subprocess.Popen[bytes], Path]:
+    """A run that has read OUT's written.csv and holds OUT, waiting for its --written FILE (a
+    pipe, as ``--written <(...)`` gives one): the test goes on once the run opened it, and lets
+    the run go on by closing its end."""
+    pipe = out.parent / "marks.pipe"
+    os.mkfifo(pipe)
+    proc = start(class_dir, out, "--no-progress", "--written", str(pipe), *extra)
+    return proc, pipe
+
+
+def type_mark(out: Path, points: str) -> None:
+    """What an instructor does in a spreadsheet: points typed into ada's first row of written.csv."""
+    text = (out / "written.csv").read_text(encoding="utf-8")
+    (out / "written.csv").write_text(text.replace("ada,quadratic_cost,,,", f"ada,quadratic_cost,{points},,"),
+                                     encoding="utf-8")
+
+
+def test_format_adds_to_the_core_outputs_and_any_runs_folder_is_accepted_by_the_next(tmp_path: Path):
+    class_dir, out = tmp_path / "class", tmp_path / "out"
+    student(class_dir, "ada")
+    assert finish(start(class_dir, out, "--no-progress"))[0] == 0
+    code, stdout, err = finish(start(class_dir, out, "--no-progress", "--format", "html,report"))
+    assert code == 0, err
+    assert {"grades.csv", "results.json", "report.html"} <= {p.name for p in out.iterdir()}
+    assert sorted(p.name for p in (out / "feedback").iterdir()) == ["ada.html", "ada.md"]
+    assert "wrote csv, json, markdown, html, report into" in stdout
+    code, stdout, err = finish(start(class_dir, out, "--no-progress"))  # the regrade chain goes on
+    assert code == 0, err
+    assert "regrade: no change" in stdout
+    assert "the earlier run in" in stdout and "also wrote html, report; this one does not" in stdout
+    assert sorted(p.name for p in (out / "feedback").iterdir()) == ["ada.md"]
+
+
+def test_one_run_at_a_time_writes_a_folder_and_the_next_says_which_or_waits(tmp_path: Path):
+    class_dir, out = tmp_path / "class", tmp_path / "out"
+    student(class_dir, "ada")
+    first, pipe = held_at_its_marks(class_dir, out)
+    with open(pipe, "w") as marks:  # returns once the first run opened it: it holds OUT
+        code, _, err = finish(start(class_dir, out, "--no-progress"))
+        assert code == 2 and err.count("\n") == 1, err
+        assert err.startswith(f"error: --out {out}: another run is writing it (pid {first.pid} on ")
+        assert f"grade {class_dir} --out {out} --seed 1" in err and err.rstrip().endswith("or give --wait")
+        assert not out.exists()
+        waiting = start(class_dir, out, "--no-progress", "--wait")
+        read_until(waiting, "waiting for the run writing")
+        marks.write(MARKS_HEADER)
+    assert finish(first)[0] == 0
+    code, stdout, err = finish(waiting)
+    assert code == 0, err
+    assert "regrade: no change" in stdout  # it ran after the first, into the first's folder
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["class", "marks.pipe", "out"]  # no lock file left
+
+
+def test_marks_typed_into_written_csv_during_a_run_are_counted_and_kept(tmp_path: Path):
+    class_dir, out = tmp_path / "class", tmp_path / "out"
+    student(class_dir, "ada", ANSWERS)
+    assert finish(start(class_dir, out, "--no-progress"))[0] == 0
+    run, pipe = held_at_its_marks(class_dir, out)
+    with open(pipe, "w") as marks:
+        type_mark(out, "2")
+        marks.write(MARKS_HEADER)
+    code, stdout, err = finish(run)
+    assert code == 0, err
+    assert "ada,quadratic_cost,2," in (out / "written.csv").read_text(encoding="utf-8")
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        (row,) = csv.DictReader(handle)
+    assert row["quadratic_cost"] == "2"
+    (ada,) = json.loads((out / "results.json").read_text(encoding="utf-8"))["students"]
+    assert float(row["score"]) == ada["score"]
+
+
+def test_written_csv_left_unreadable_during_a_run_is_not_replaced_and_the_results_are_set_aside(tmp_path: Path):
+    class_dir, out = tmp_path / "class", tmp_path / "out"
+    student(class_dir, "ada", ANSWERS)
+    assert finish(start(class_dir, out, "--no-progress"))[0] == 0
+    run, pipe = held_at_its_marks(class_dir, out)
+    with open(pipe, "w") as marks:
+        type_mark(out, "two")
+        before = snapshot(out)
+        marks.write(MARKS_HEADER)
+    code, _, err = finish(run)
+    (kept,) = tmp_path.glob("out-not-replaced-*")
+    assert code == 1 and err.splitlines()[-1] == (
+        f"error: {out / 'written.csv'} was changed during the run and cannot be read now ({out / 'written.csv'}: "
+        f"row 2: points 'two' is not a number): {out} was left as it was, with the marks typed there; this run's "
+        f"results are in {kept}; grade again to count the marks")
+    assert snapshot(out) == before
+    assert {"grades.csv", "results.json", "written.csv"} <= {p.name for p in kept.iterdir()}

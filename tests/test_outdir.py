@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.outdir import OutputFolderError, check_out_dir, staged
+from grader.outdir import RECORD, OutputFolderError, check_out_dir, earlier_formats, locked, staged
 
 
 def test_a_run_replaces_the_folder_whole(tmp_path: Path):
@@ -96,3 +96,46 @@ def test_the_staging_folder_is_closed_to_other_users_until_it_is_out(tmp_path: P
         assert out.stat().st_mode & 0o777 == 0o755
     finally:
         os.umask(old)
+
+
+def test_a_runs_folder_is_known_by_its_record_whatever_its_formats(tmp_path: Path):
+    out = tmp_path / "out"
+    with staged(out, ("csv", "html")) as write:
+        (write / "feedback").mkdir()
+        (write / "feedback" / "ada.html").write_text("x")
+    assert earlier_formats(out) == ("csv", "html")
+    check_out_dir(out)
+    (out / "notes.txt").write_text("the instructor's, in a run's folder: replaced with it, as ever")
+    check_out_dir(out)
+    (out / RECORD).unlink()
+    with pytest.raises(OutputFolderError):
+        check_out_dir(out)
+
+
+@pytest.mark.parametrize("files", [["report.html", "feedback/ada.html", "written/q.html"], ["feedback/ada.html"],
+                                   ["junit.xml"], ["gradescope/ada.json"]])
+def test_a_folder_of_a_run_before_the_record_is_accepted(tmp_path: Path, files: list[str]):
+    """What earlier versions wrote for --format html,report (no grades.csv), html alone, junit or gradescope."""
+    for name in files:
+        (tmp_path / "out" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "out" / name).write_text("x")
+    check_out_dir(tmp_path / "out")
+    (tmp_path / "out" / "feedback" / "chapter1.tex").parent.mkdir(exist_ok=True)
+    (tmp_path / "out" / "feedback" / "chapter1.tex").write_text("x")
+    if files == ["feedback/ada.html"]:  # a feedback/ of other files is no run's
+        with pytest.raises(OutputFolderError):
+            check_out_dir(tmp_path / "out")
+
+
+def test_one_run_at_a_time_holds_a_folder_and_another_is_told_which(tmp_path: Path):
+    out = tmp_path / "out"
+    with locked(out):
+        with pytest.raises(OutputFolderError, match=rf"^--out {out}: another run is writing it \(pid {os.getpid()} on "
+                           r".+, started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC.*\); wait for it to end, or give --wait$"):
+            with locked(out):
+                pass
+        with staged(out) as write:
+            (write / "grades.csv").write_text("x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # the lock's file went with the run
+    with locked(out):
+        pass
