@@ -72,11 +72,15 @@ def locked(out_dir: Path, wait: bool = False, log: Callable[[str], None] = print
     ``OutputFolderError`` naming that run, or, with ``wait``, is waited for (said once to
     ``log``). The lock is a file beside ``out_dir`` (the folder itself is swapped as a run
     ends), removed by the run that holds it as it ends."""
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
     path = out_dir.parent / f".{out_dir.name}.lock"
     said = False
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        try:
+            out_dir.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise OutputFolderError(f"--out {out_dir}: cannot write beside it ({exc.strerror}); give a folder "
+                                    "you may write") from None
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

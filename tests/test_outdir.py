@@ -139,3 +139,7 @@ def test_one_run_at_a_time_holds_a_folder_and_another_is_told_which(tmp_path: Pa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # the lock's file went with the run
     with locked(out):
         pass
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(OutputFolderError, match=r"cannot write beside it \(Not a directory\)"), \
+            locked(tmp_path / "file" / "out"):
+        pass
