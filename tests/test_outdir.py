@@ -140,6 +140,6 @@ def test_one_run_at_a_time_holds_a_folder_and_another_is_told_which(tmp_path: Pa
     with locked(out):
         pass
     (tmp_path / "file").write_text("x")
-    with pytest.raises(OutputFolderError, match=r"cannot write beside it \(Not a directory\)"), \
+    with pytest.raises(OutputFolderError, match="cannot write beside it"), \
             locked(tmp_path / "file" / "out"):
         pass
