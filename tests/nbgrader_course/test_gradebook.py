@@ -92,9 +92,10 @@ def test_a_manual_score_survives_a_new_run_and_is_flagged(course: Path, graded, 
     with Gradebook(url, "attention-course") as gradebook:
         cell = gradebook.find_grade("test_softmax", "attention_numpy", ASSIGNMENT, "zoe")
         assert cell.manual_score == 9.5 and cell.score == 9.5 and cell.needs_manual_grade
-    # csv alone, and the written answers' files, which every run of a bundle with them writes
+    # the core outputs (csv among them), and the written answers' files, which every run of a bundle with them writes
     written = ["written", "written.csv"] if BUNDLE.assignment.written else []
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["grades.csv", *written]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [".grader-run.json", "feedback", "grades.csv",
+                                                                   "results.json", *written]
 
 
 def test_course_mistakes_are_one_line_errors(course: Path, tmp_path: Path):
