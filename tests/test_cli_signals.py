@@ -140,7 +140,8 @@ def test_a_killed_run_leaves_no_student_code_and_the_next_run_removes_its_stagin
     # signals: a few seconds, not the two a stop gets.
     run, _, left = end_while_grading(lambda: start(looping_class, out), subprocess.Popen.kill, 5)
     assert left == []
-    assert [p.name for p in tmp_path.iterdir()] == [f".out.partial-{run.pid}"]
+    # its staging folder, and the file of its lock on OUT (no longer held: the lock ended with it)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".out.lock", f".out.partial-{run.pid}"]
     honest = tmp_path / "honest"
     student(honest, "ada")
     again = start(honest, out)
