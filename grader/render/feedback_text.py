@@ -8,9 +8,10 @@ from collections.abc import Sequence
 
 from ..assignment.config import WrittenQuestion
 from ..results import CheckResult, ItemResult, NotebookResult, SubmissionResult
-from ..written.model import WrittenRow
+from ..written.model import CHANGED, UNANSWERED, WrittenRow
 
 AWAITS = "awaits a grader"  # a written answer no person has graded yet, in every format
+NO_ANSWER = "no answer"  # a written answer missing, empty or left as released: 0 points, as nbgrader gives
 
 
 def graded_elsewhere(result: SubmissionResult, platform: str) -> list[str]:
@@ -85,10 +86,12 @@ def all_unusable(result: SubmissionResult) -> bool:
 
 def written_points(row: WrittenRow, questions: Sequence[WrittenQuestion]) -> str:
     """A written answer's points as every feedback format shows them: "1.5 / 2" once graded,
-    else that it awaits a grader (again, when it changed since it was graded)."""
+    "0 / 2: no answer" when there is none, else that it awaits a grader (again, when it changed
+    since it was graded)."""
     most = next((q.points for q in questions if q.id == row.answer.question), None)
     if row.earned is not None:
-        return f"{row.earned:g}" + ("" if most is None else f" / {most:g}")
-    if row.status == "changed":
+        points = f"{row.earned:g}" + ("" if most is None else f" / {most:g}")
+        return f"{points}: {NO_ANSWER}" if row.status == UNANSWERED else points
+    if row.status == CHANGED:
         return f"changed since it was graded: {AWAITS} again"
-    return f"no answer found: {AWAITS}" if row.status == "missing" else AWAITS
+    return AWAITS

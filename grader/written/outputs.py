@@ -14,7 +14,7 @@ from ..render.per_student import student_file
 from ..render.written_page import question_page
 from ..results import RunInfo, SubmissionResult
 from ..summary import fmt_points
-from .model import WRITTEN_CSV_COLUMNS, WrittenRow
+from .model import GRADED, LABELS, UNANSWERED, WRITTEN_CSV_COLUMNS, WrittenRow
 
 # After the columns that are read back: what the run found, for the person (not read back).
 STATUS_COLUMN = "status"
@@ -49,15 +49,16 @@ class WrittenOutputs:
 
 
 def csv_row(row: WrittenRow) -> list[str]:
-    """A row of written.csv: a graded answer's mark; otherwise empty points to fill in, and the
-    digest of the answer as it is now (a changed answer's earlier comment kept as a start)."""
+    """A row of written.csv: a graded answer's mark; otherwise empty points (to fill in, for an
+    answer that awaits a grader), and the digest of the answer as it is now (a changed answer's
+    earlier comment kept as a start)."""
     mark, answer = row.mark, row.answer
     status = row.status
-    if row.status == "changed" and mark is not None:
-        status = f"changed: {fmt_points(mark.points)} points were given for an earlier text"
-    if row.status == "missing":
-        status = "missing: no answer"
-    if mark is not None and row.status == "graded":
+    if mark is not None and row.status != GRADED:
+        status = f"{row.status}: {fmt_points(mark.points)} points were given for an earlier text"
+    elif row.status == UNANSWERED:
+        status = f"{UNANSWERED}: {LABELS[UNANSWERED]}, 0 points"
+    if mark is not None and row.status == GRADED:
         return [row.student, answer.question, fmt_points(mark.points), ";".join(mark.rubric), mark.comment,
                 mark.digest, status]
     comment = mark.comment if mark is not None else ""

@@ -30,7 +30,7 @@ def test_results_with_answers_and_marks_round_trip_through_json():
     for r in (result("ada", HOSTILE), result("ada", "new", old), result("ada", "old", old)):
         data = json.loads(json.dumps(r.to_json()))
         assert SubmissionResult.from_json(data) == r
-    assert [w["status"] for w in data["written"]] == ["graded", "missing"] and data["written"][0]["earned"] == 2.0
+    assert [w["status"] for w in data["written"]] == ["graded", "unanswered"] and data["written"][0]["earned"] == 2.0
 
 
 def test_written_csv_lists_every_answer_to_fill_and_reads_back_as_the_marks(tmp_path: Path):
@@ -43,8 +43,8 @@ def test_written_csv_lists_every_answer_to_fill_and_reads_back_as_the_marks(tmp_
     with open(tmp_path / "written.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert [(r["student"], r["question"], r["points"], r["status"]) for r in rows] == [
-        ("ada", "quadratic_cost", "1.5", "graded"), ("ada", "luong_compare", "", "missing: no answer"),
-        ("zoe", "quadratic_cost", "", "awaiting"), ("zoe", "luong_compare", "", "missing: no answer")]
+        ("ada", "quadratic_cost", "1.5", "graded"), ("ada", "luong_compare", "", "unanswered: no answer, 0 points"),
+        ("zoe", "quadratic_cost", "", "awaiting"), ("zoe", "luong_compare", "", "unanswered: no answer, 0 points")]
     assert rows[2]["digest"] == Answer.of("zoe", "quadratic_cost", HOSTILE).digest
     assert rows[0]["comment"] == "'" + HOSTILE  # a formula shows as text in a spreadsheet
     marks = read_marks([tmp_path / "written.csv"], None, BUNDLE.assignment, {"ada", "zoe"})
