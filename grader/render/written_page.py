@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 
 from ..assignment.config import WrittenQuestion
-from ..written.model import LABELS, UNANSWERED, WRITTEN_CSV_COLUMNS, WrittenRow
+from ..written.model import GRADED, LABELS, UNANSWERED, WRITTEN_CSV_COLUMNS, WrittenRow
 from .html import esc, page
 from .words import counted
 
@@ -67,7 +67,7 @@ const FORMULA = new RegExp("^(?:[=+\\-@\\t\\r']|" + SPACE + "*[=+\\-@'])", "u");
 const NUMBER = /^[+-]?(?:\p{Nd}+\.?\p{Nd}*|\.\p{Nd}+)(?:[eE][+-]?\p{Nd}+)?$/u;
 let storing = true, current = -1, graded = 0, shown = 0, hay = null, searching = 0;
 // An answer that is not there counts 0 points and is no answer to grade, as in every other output;
-// points typed for one are a person's mark all the same.
+// points given to one are a person's mark all the same (graded, as the next run will read them).
 const NONE = config.unanswered;
 
 const rows = Array.from(document.querySelectorAll("article.answer"), (sec, i) => {
@@ -91,10 +91,10 @@ function rubricSum(row) {  // "" while no part is ticked: the answer still await
   row.boxes.forEach((box, j) => { if (box.checked) sum += config.rubric[j][1]; });
   return ticked(row).length ? String(Math.round(sum * 1e6) / 1e6) : "";
 }
-const toGrade = rows.filter(row => !row.none).length, unanswered = rows.length - toGrade;
+let blank = rows.filter(row => row.none).length;  // no answer, and no points given to it
 function tally() {  // the answers graded of those to grade, and those with no answer: the run's own counts
-  return graded + " of " + toGrade + " graded" +
-    (unanswered ? "; " + unanswered + " with " + config.labels[NONE] + " (0 points)" : "");
+  return graded + " of " + (rows.length - blank) + " graded" +
+    (blank ? "; " + blank + " with " + config.labels[NONE] + " (0 points)" : "");
 }
 function count() {
   counter.textContent = tally() + (shown < rows.length ? " (" + shown + " shown)" : "");
@@ -102,7 +102,11 @@ function count() {
 function refresh(row) {
   const text = row.points.value, ok = points(text) !== null;
   row.points.setAttribute("aria-invalid", String(text.trim() !== "" && !ok));
-  if (ok !== row.graded) { graded += row.none ? 0 : ok ? 1 : -1; row.graded = ok; }
+  if (ok !== row.graded) {
+    graded += ok ? 1 : -1;
+    if (row.none) blank += ok ? -1 : 1;
+    row.graded = ok;
+  }
   const was = row.data.status;
   const now = ok ? "graded" : was === "graded" ? "awaiting" : was;
   row.badge.textContent = config.labels[now];
@@ -284,7 +288,7 @@ def question_page(question: WrittenQuestion, rows: Sequence[WrittenRow]) -> str:
     body = [_STYLE, f"<h1>Grade by question: {esc(question.id)}</h1>",
             f'<p class="question">{esc(question.question)}</p>',
             f"<p>{counted(question.points, 'point')}; {counted(len(rows), 'answer')} (notebook "
-            f"{esc(question.notebook)}).</p>", *_rubric(question), *_bar(question, len(rows)),
+            f"{esc(question.notebook)}).</p>", *_rubric(question), *_bar(question, _tally(rows)),
             "<main>", *(_answer(i, row, question) for i, row in enumerate(rows)), "</main>",
             f'<script type="application/json" id="written-data">{_json(data)}</script>',
             f'<script id="written-script">{_SCRIPT}</script>']
@@ -302,7 +306,7 @@ def _rubric(question: WrittenQuestion) -> list[str]:
             "<th>for</th></tr>", *parts, "</table>"]
 
 
-def _bar(question: WrittenQuestion, answers: int) -> list[str]:
+def _bar(question: WrittenQuestion, tally: str) -> list[str]:
     keys = ("<kbd>j</kbd>/<kbd>k</kbd> or <kbd>Enter</kbd>: next/previous answer; <kbd>1</kbd>-<kbd>9</kbd>: "
             "rubric part; <kbd>0</kbd>: no points; <kbd>p</kbd>: points; <kbd>c</kbd>: comment; <kbd>Esc</kbd>: "
             "back to the answer (<kbd>Enter</kbd> in points, <kbd>Ctrl</kbd>+<kbd>Enter</kbd> in a comment: next); "
@@ -313,7 +317,7 @@ def _bar(question: WrittenQuestion, answers: int) -> list[str]:
             'autocomplete="off"></label>',
             '<label><input id="awaiting" type="checkbox" aria-keyshortcuts="a" autocomplete="off"> '
             "only awaiting</label>",
-            f'<span id="counter" aria-live="polite">0 of {answers} graded</span>',  # the script counts as it starts
+            f'<span id="counter" aria-live="polite">{tally}</span>',
             f'<button id="export" type="button" aria-keyshortcuts="e">Export written-{esc(question.id)}.csv</button>',
             '<span id="message" role="status"></span>', "</div>"]
 
@@ -328,7 +332,7 @@ def _answer(i: int, row: WrittenRow, question: WrittenQuestion) -> str:
     if row.answer.note:
         answer += f'<p class="note">{_shown(row.answer.note)}</p>'
     earlier = ""
-    if row.status != "graded" and row.mark is not None:
+    if row.status != GRADED and row.mark is not None:
         earlier = (f'<p class="earlier">Graded earlier, for a different text: {_points(row.mark.points)} of '
                    f"{question.points:g} ({esc('; '.join(row.mark.rubric)) or 'no rubric part'}). "
                    f"Comment: {_shown(row.mark.comment) or 'none'}</p>")
@@ -345,6 +349,15 @@ def _answer(i: int, row: WrittenRow, question: WrittenQuestion) -> str:
             "</article>")
 
 
+def _tally(rows: Sequence[WrittenRow]) -> str:
+    """The counter as the page starts, as its script counts (``tally``): the answers graded of
+    those to grade, and those with no answer (0 points, nothing to grade), as the run counts them."""
+    graded = sum(row.status == GRADED for row in rows)
+    blank = sum(row.status == UNANSWERED for row in rows)
+    none = f"; {blank} with {LABELS[UNANSWERED]} (0 points)" if blank else ""
+    return f"{graded} of {len(rows) - blank} graded{none}"
+
+
 def _key(j: int) -> str:
     return f"<kbd>{j + 1}</kbd>" if j < _KEYED_PARTS else ""
 
@@ -358,7 +371,7 @@ def _prefill(row: WrittenRow) -> dict[str, object] | None:
     (or one no longer there) earlier mark is shown beside it, and only its comment is taken, as
     a start (as written.csv keeps it)."""
     mark = row.mark
-    if mark is not None and row.status != "graded":
+    if mark is not None and row.status != GRADED:
         return {"points": "", "rubric": [], "comment": mark.comment}
     if mark is not None:
         return {"points": _points(mark.points), "rubric": list(mark.rubric), "comment": mark.comment}

@@ -53,8 +53,9 @@ class _Row:
 class ClassReport:
     wants_formats = True  # it links to the integrity report when the run writes one
 
-    def __init__(self, out_dir: Path, formats: Sequence[str] = ()) -> None:
+    def __init__(self, out_dir: Path, formats: Sequence[str] = (), written_step: str = GRADE_IN_FOLDER) -> None:
         self.out_dir = out_dir
+        self.written_step = written_step  # where to grade the written answers: the pages, or formgrader
         self.formats = tuple(formats)
         self.rows: list[_Row] = []
         self.assignment: Assignment | None = None
@@ -84,11 +85,13 @@ class ClassReport:
     def close(self) -> None:
         assert self.assignment is not None and self.run is not None, "start() first"
         (self.out_dir / "report.html").write_text(
-            class_report(self.assignment, self.run, self.rows, self.out_dir, integrity="integrity" in self.formats),
+            class_report(self.assignment, self.run, self.rows, self.out_dir, integrity="integrity" in self.formats,
+                         written_step=self.written_step),
             encoding="utf-8")
 
 
-def class_report(assignment: Assignment, run: RunInfo, rows: list[_Row], out_dir: Path, integrity: bool = False) -> str:
+def class_report(assignment: Assignment, run: RunInfo, rows: list[_Row], out_dir: Path, integrity: bool = False,
+                 written_step: str = GRADE_IN_FOLDER) -> str:
     rows = sorted(rows, key=lambda r: r.student)
     n = len(rows)
     mean = sum(r.score for r in rows) / n if n else 0.0
@@ -98,7 +101,7 @@ def class_report(assignment: Assignment, run: RunInfo, rows: list[_Row], out_dir
             *(['<p><a href="integrity.html">Who shared work</a>: the pairs of students whose submissions share '
                "uncommon code or wrong outputs, for a person to look.</p>"] if integrity else []),
             '<h2 id="scores">Scores</h2>', _histogram([r.score for r in rows], assignment.total_points)]
-    body += _written(assignment, rows, GRADE_IN_FOLDER)
+    body += _written(assignment, rows, written_step)
     body += _regrade(out_dir, n)
     body += _failure_rates(assignment, rows)
     body += _messages(rows)
