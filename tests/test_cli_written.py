@@ -246,6 +246,8 @@ def test_an_answer_left_as_released_is_no_answer_and_counted_once_everywhere(thr
     assert written["ben"] == {"quadratic_cost": ("awaiting", None), "luong_compare": ("unanswered", 0)}
     feedback = (out / "feedback" / "ben.md").read_text(encoding="utf-8")
     assert "| `luong_compare` | 0 / 2 (no answer) |" in feedback and feedback.count("awaits a grader") == 1
+    suites = {suite.get("name"): suite for suite in ET.parse(out / "junit.xml").getroot()}
+    assert [suites[s].get("skipped") for s in ("ada", "ben", "cy")] == ["2", "1", "0"]  # only those awaiting
     assert {s: v for s, v in totals(out).items() if len(v) > 1} == {}
 
 

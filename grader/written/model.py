@@ -71,6 +71,7 @@ AWAITING = "awaiting"  # an answer no person has graded yet
 GRADED = "graded"  # a person's mark, given for the answer as it is
 CHANGED = "changed"  # a person's mark given for an earlier text: it no longer counts, the answer awaits a grader again
 STATES = (UNANSWERED, AWAITING, GRADED, CHANGED)
+TO_GRADE = (AWAITING, CHANGED)  # the states a person still has to grade (formgrader's "needs manual grade")
 # What each state is called wherever a person reads it (the grading page, the class report, the summary).
 LABELS = {UNANSWERED: "no answer", AWAITING: "awaiting a grader", GRADED: "graded", CHANGED: "changed since graded"}
 PLACEHOLDER = "YOUR ANSWER HERE"  # what nbgrader's release leaves in a markdown answer cell
@@ -113,7 +114,7 @@ class WrittenRow:
 
     @property
     def awaits_grader(self) -> bool:
-        return self.status in (AWAITING, CHANGED)
+        return self.status in TO_GRADE
 
 
 def row_of(answer: Answer, mark: Mark | None) -> WrittenRow:
@@ -164,7 +165,7 @@ def count(answers: Iterable[tuple[str, float]]) -> WrittenCounts:
     """The counts of ``answers``, each given as its state and its question's points."""
     answers = list(answers)
     states = [state for state, _ in answers]
-    awaiting = float(sum(points for state, points in answers if state in (AWAITING, CHANGED)))
+    awaiting = float(sum(points for state, points in answers if state in TO_GRADE))
     return WrittenCounts(states.count(UNANSWERED), states.count(AWAITING), states.count(GRADED),
                          states.count(CHANGED), awaiting)
 
