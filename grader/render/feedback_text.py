@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from ..assignment.config import WrittenQuestion
 from ..results import CheckResult, ItemResult, NotebookResult, SubmissionResult
-from ..written.model import CHANGED, GRADED, UNANSWERED, WrittenRow
+from ..written.model import CHANGED, UNANSWERED, WrittenRow
 from .words import counted
 
 AWAITS = "awaits a grader"  # a written answer no person has graded yet, in every format
@@ -106,12 +106,6 @@ def ran_after(nb: NotebookResult, cell: str) -> str:
 def all_unusable(result: SubmissionResult) -> bool:
     """Nothing of the submission could be graded: no notebook could be read or loaded."""
     return not result.notebooks or all(nb.failure for nb in result.notebooks)
-
-
-def written_comment(row: WrittenRow) -> str:
-    """A person's comment for the student: a mark's that counts, for the answer as it is; never one
-    given for an earlier text (changed, or since removed)."""
-    return row.mark.comment if row.mark is not None and row.status == GRADED else ""
 
 
 def written_points(row: WrittenRow, questions: Sequence[WrittenQuestion]) -> str:

@@ -10,14 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..assignment.config import WrittenQuestion
-from ..render.feedback_text import (
-    NOT_ATTEMPTED,
-    error_summary,
-    not_attempted,
-    ran_after,
-    written_comment,
-    written_points,
-)
+from ..render.feedback_text import NOT_ATTEMPTED, error_summary, not_attempted, ran_after, written_points
 from ..render.html import esc, page, picture_figure
 from ..render.per_student import FilePerStudent
 from ..results import ItemResult, Picture, SubmissionResult
@@ -121,9 +114,8 @@ def _written(result: SubmissionResult, questions: Sequence[WrittenQuestion]) -> 
             f"{esc(written_points(row, questions))}</td></tr>" for row in result.written]
     out.append("</table>")
     for row in result.written:
-        if written_comment(row):
-            out.append(f"<p>Comment on <code>{esc(row.answer.question)}</code>:</p>"
-                       f"<pre>{esc(written_comment(row))}</pre>")
+        if row.comment:
+            out.append(f"<p>Comment on <code>{esc(row.answer.question)}</code>:</p><pre>{esc(row.comment)}</pre>")
         if row.answer.note:
             out.append(f'<p class="problem"><code>{esc(row.answer.question)}</code>: {esc(row.answer.note)}</p>')
     return out

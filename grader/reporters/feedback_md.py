@@ -9,14 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..assignment.config import WrittenQuestion
-from ..render.feedback_text import (
-    NOT_ATTEMPTED,
-    error_summary,
-    not_attempted,
-    ran_after,
-    written_comment,
-    written_points,
-)
+from ..render.feedback_text import NOT_ATTEMPTED, error_summary, not_attempted, ran_after, written_points
 from ..render.markdown import md_block, md_code, md_inline
 from ..render.per_student import FilePerStudent
 from ..results import CheckResult, SubmissionResult
@@ -87,7 +80,7 @@ def _written(result: SubmissionResult, questions: Sequence[WrittenQuestion]) -> 
               for row in result.written]
     lines.append("")
     for row in result.written:
-        comment = written_comment(row)
+        comment = row.comment
         if comment:
             lines += [f"Comment on {md_code(row.answer.question)}:", "", *md_block(comment), ""]
         if row.answer.note:

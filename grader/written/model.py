@@ -116,6 +116,12 @@ class WrittenRow:
     def awaits_grader(self) -> bool:
         return self.status in TO_GRADE
 
+    @property
+    def comment(self) -> str:
+        """A person's comment for the student: a counting mark's, never one given for an earlier
+        text (changed, or since removed)."""
+        return self.mark.comment if self.mark is not None and self.status == GRADED else ""
+
 
 def row_of(answer: Answer, mark: Mark | None) -> WrittenRow:
     """``answer`` beside ``mark`` (a person's, or None), with the state that follows."""
