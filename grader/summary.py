@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from .assignment.config import Assignment
 from .render.words import counted
 from .results import SubmissionResult
-from .written.model import WrittenCounts, count
+from .written.model import WrittenCounts
+from .written.model import count as count_written
 
 # What to do next about answers that await a grader, as fits where the class came from.
 GRADE_IN_FOLDER = ("grade them on the pages written/<id>.html (export, then grade again with --written FILE) or in "
@@ -86,7 +87,7 @@ class Tally:
     def add(self, result: SubmissionResult) -> None:
         self.scores.append(result.score)
         self.file_problems += file_problems(result)
-        self.written += count((row.status, self.points[row.answer.question]) for row in result.written)
+        self.written += count_written((row.status, self.points[row.answer.question]) for row in result.written)
         earned = {item.name: item.earned for item in result.items}
         for item in self.assignment.items:
             if earned.get(item.name, 0.0) >= item.points:
