@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
 
@@ -15,6 +16,7 @@ from .extras import require_dependencies, require_extra
 from .reporters import CORE_REPORTERS, OLD_NAMES, REPORTERS, with_core
 from .sandbox.spec import SandboxError
 from .stop import STOPPED, ending, stopped_by_signals
+from .summary import GRADE_IN_FOLDER, GRADE_IN_FORMGRADER
 
 BUNDLE_HELP = "the assignment bundle: its folder or its YAML"
 
@@ -215,8 +217,9 @@ def _grade(args: argparse.Namespace) -> int:
 
         known_source_files(args.known_sources)  # a missing or empty folder: one line before anything runs
     integrity = {"known_sources": args.known_sources}
-    options = dict(seed=args.seed, jobs=args.jobs, scheduler=args.scheduler,
-                   reporters=reports, reporter_options={"canvas": canvas, "integrity": integrity}, progress=progress,
+    step = {"written_step": GRADE_IN_FORMGRADER if args.nbgrader is not None else GRADE_IN_FOLDER}
+    options = dict(seed=args.seed, jobs=args.jobs, scheduler=args.scheduler, reporters=reports,
+                   reporter_options={"canvas": canvas, "integrity": integrity, "report": step}, progress=progress,
                    diagnose=not args.no_diagnose, written=args.written, wait=args.wait)
     try:
         if args.nbgrader is not None:
@@ -244,15 +247,13 @@ def _grade(args: argparse.Namespace) -> int:
         return status
     if bar is not None:
         bar.close()
-    for line in outcome.summary.lines():
+    for line in replace(outcome.summary, **step).lines():
         print(line)
     print(f"seed {outcome.seed}; {outcome.seconds:.1f} s; wrote {', '.join(reports)} into {outcome.out_dir}")
     if outcome.refused:
         print(f"error: {outcome.refused}", file=sys.stderr)
         return 1
-    if args.nbgrader is not None:
-        awaiting = course_run.awaiting
+    if args.nbgrader is not None:  # the written answers awaiting a grader are counted once, in the summary
         print(f"scores written into the nbgrader gradebook of {args.nbgrader}, and its autograded/ notebooks for "
-              f"formgrader: {awaiting} written answer{'' if awaiting == 1 else 's'} await"
-              f"{'s' if awaiting == 1 else ''} a grader there")
+              "formgrader")
     return 0

@@ -8,6 +8,13 @@ from dataclasses import dataclass
 from .assignment.config import Assignment
 from .render.words import counted
 from .results import SubmissionResult
+from .written.model import WrittenCounts
+from .written.model import count as count_written
+
+# What to do next about answers that await a grader, as fits where the class came from.
+GRADE_IN_FOLDER = ("grade them on the pages written/<id>.html (export, then grade again with --written FILE) or in "
+                   "written.csv (then grade again)")
+GRADE_IN_FORMGRADER = "grade them in formgrader, then grade again with --nbgrader"
 
 
 def fmt_points(value: float) -> str:
@@ -33,21 +40,17 @@ class Summary:
     # More to hear, each section's lines as its stage wrote them: an LMS download's intake (which
     # file was taken, names not recognised), what an LMS reporter could not match, the regrade.
     notes: tuple[str, ...] = ()
-    awaiting: float = 0.0  # points of written answers no person has graded (for their text as it is)
-    answers_awaiting: int = 0
-    changed: int = 0  # of those, answers graded for an earlier text
+    written: WrittenCounts | None = None  # the written answers' states; None when the bundle has none
+    written_step: str = GRADE_IN_FOLDER  # the next step while some await a grader
 
     def lines(self) -> list[str]:
         out = [f"{counted(self.students, 'student')} graded; class mean {self.mean:.1f} / {fmt_points(self.max_score)}"]
         if self.students:
             width = max(len(name) for name, _ in self.pass_rates)
             out += [f"  {name:<{width}}  {rate:6.1%} full marks" for name, rate in self.pass_rates]
-        if self.answers_awaiting:
-            changed = f", {self.changed} of them changed since graded" if self.changed else ""
-            answers = counted(self.answers_awaiting, "written answer")
-            verb = "awaits" if self.awaiting == 1 else "await"
-            out.append(f"{counted(self.awaiting, 'point')} {verb} a grader ({answers}{changed}): fill in written.csv "
-                       "and grade again with --written")
+        if self.written is not None and self.written.answers:
+            step = f": {self.written_step}" if self.written.to_grade else ""
+            out.append(self.written.describe() + step)
         if self.file_problems:
             out.append("notebooks missing, taken under another name or place or among several, or unusable:")
             out += [f"  {line}" for line in self.file_problems]
@@ -78,17 +81,13 @@ class Tally:
         self.scores: list[float] = []
         self.full: dict[str, int] = {item.name: 0 for item in assignment.items}
         self.file_problems: list[str] = []
-        self.awaiting = 0.0
-        self.answers_awaiting = self.changed = 0
+        self.points = {question.id: question.points for question in assignment.written}
+        self.written = WrittenCounts()
 
     def add(self, result: SubmissionResult) -> None:
         self.scores.append(result.score)
         self.file_problems += file_problems(result)
-        for row in result.written:
-            if row.earned is None:
-                self.awaiting += self.assignment.question(row.answer.question).points
-                self.answers_awaiting += 1
-                self.changed += row.status == "changed"
+        self.written += count_written((row.status, self.points[row.answer.question]) for row in result.written)
         earned = {item.name: item.earned for item in result.items}
         for item in self.assignment.items:
             if earned.get(item.name, 0.0) >= item.points:
@@ -99,4 +98,4 @@ class Tally:
         rates = tuple((name, count / n if n else 0.0) for name, count in self.full.items())
         mean = sum(self.scores) / n if n else 0.0
         return Summary(n, mean, self.assignment.total_points, rates, tuple(sorted(self.file_problems)),
-                       awaiting=self.awaiting, answers_awaiting=self.answers_awaiting, changed=self.changed)
+                       written=self.written if self.points else None)

@@ -8,18 +8,43 @@ from collections.abc import Sequence
 
 from ..assignment.config import WrittenQuestion
 from ..results import CheckResult, ItemResult, NotebookResult, SubmissionResult
-from ..written.model import WrittenRow
+from ..written.model import CHANGED, UNANSWERED, WrittenRow
+from .words import counted
 
 AWAITS = "awaits a grader"  # a written answer no person has graded yet, in every format
+NO_ANSWER = "no answer"  # a written answer missing, empty or left as released: 0 points, as nbgrader gives
 
 
 def graded_elsewhere(result: SubmissionResult, platform: str) -> list[str]:
     """What a platform that grades written answers by hand itself tells the student of them:
-    its score is the checks' alone."""
+    its score is the checks' alone, and what the whole is out of."""
     if not result.written:
         return []
     ids = ", ".join(row.answer.question for row in result.written)
-    return [f"Written answers ({ids}) are graded by hand in {platform}, beside this score."]
+    return [f"Written answers ({ids}; {counted(result.written_max, 'point')}) are graded by hand in {platform}, "
+            f"beside this score: {_points(result.max_score)} points in all."]
+
+
+def checks_line(result: SubmissionResult) -> str:
+    """The score of an output whose score is the checks' points alone, saying so when the bundle
+    has written answers (so that its maximum is not read as the whole's)."""
+    line = f"Score: {_points(result.items_score)} / {_points(result.items_max)}"
+    return f"{line} for the checks" if result.written else line
+
+
+def checks_score(result: SubmissionResult) -> str:
+    """``checks_line`` where the written answers' points are in other columns (an LMS's grade items):
+    with them, the whole as the feedback file and grades.csv give it."""
+    line = checks_line(result)
+    if not result.written:
+        return line
+    waiting = sum(row.awaits_grader for row in result.written)
+    still = f"; {counted(waiting, 'answer')} {'awaits' if waiting == 1 else 'await'} a grader" if waiting else ""
+    return f"{line}; {_points(result.score)} / {_points(result.max_score)} with the written answers{still}"
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
 
 
 def not_attempted(item: ItemResult) -> bool:
@@ -85,10 +110,12 @@ def all_unusable(result: SubmissionResult) -> bool:
 
 def written_points(row: WrittenRow, questions: Sequence[WrittenQuestion]) -> str:
     """A written answer's points as every feedback format shows them: "1.5 / 2" once graded,
-    else that it awaits a grader (again, when it changed since it was graded)."""
+    "0 / 2 (no answer)" when there is none, else that it awaits a grader (again, when it changed
+    since it was graded)."""
     most = next((q.points for q in questions if q.id == row.answer.question), None)
     if row.earned is not None:
-        return f"{row.earned:g}" + ("" if most is None else f" / {most:g}")
-    if row.status == "changed":
+        points = f"{row.earned:g}" + ("" if most is None else f" / {most:g}")
+        return f"{points} ({NO_ANSWER})" if row.status == UNANSWERED else points
+    if row.status == CHANGED:
         return f"changed since it was graded: {AWAITS} again"
-    return f"no answer found: {AWAITS}" if row.status == "missing" else AWAITS
+    return AWAITS

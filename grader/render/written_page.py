@@ -23,13 +23,10 @@ import re
 from collections.abc import Sequence
 
 from ..assignment.config import WrittenQuestion
-from ..written.model import WRITTEN_CSV_COLUMNS, WrittenRow
+from ..written.model import GRADED, LABELS, UNANSWERED, WRITTEN_CSV_COLUMNS, WrittenRow
 from .html import esc, page
 from .words import counted
 
-# What each status is called on the page (the script shows "graded" once points are given).
-_LABELS = {"graded": "graded", "awaiting": "awaiting a grader", "changed": "changed since graded",
-           "missing": "no answer"}
 _KEYED_PARTS = 9  # rubric parts toggled by the digit keys 1-9
 
 _STYLE = """<style>
@@ -69,12 +66,15 @@ const SPACE = "[\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u20
 const FORMULA = new RegExp("^(?:[=+\\-@\\t\\r']|" + SPACE + "*[=+\\-@'])", "u");
 const NUMBER = /^[+-]?(?:\p{Nd}+\.?\p{Nd}*|\.\p{Nd}+)(?:[eE][+-]?\p{Nd}+)?$/u;
 let storing = true, current = -1, graded = 0, shown = 0, hay = null, searching = 0;
+// An answer that is not there counts 0 points and is no answer to grade, as in every other output;
+// points given to one are a person's mark all the same (graded, as the next run will read them).
+const NONE = config.unanswered;
 
 const rows = Array.from(document.querySelectorAll("article.answer"), (sec, i) => {
   const data = config.rows[i];
   return {data, sec, points: sec.querySelector(".points"), comment: sec.querySelector(".comment"),
           boxes: Array.from(sec.querySelectorAll(".part")), badge: sec.querySelector(".status"),
-          typed: false, graded: false, base: JSON.stringify(data.prefill),
+          typed: false, graded: false, base: JSON.stringify(data.prefill), none: data.status === NONE,
           key: STORE + JSON.stringify([config.question, data.student, data.digest])};
 });
 
@@ -91,16 +91,24 @@ function rubricSum(row) {  // "" while no part is ticked: the answer still await
   row.boxes.forEach((box, j) => { if (box.checked) sum += config.rubric[j][1]; });
   return ticked(row).length ? String(Math.round(sum * 1e6) / 1e6) : "";
 }
+let blank = rows.filter(row => row.none).length;  // no answer, and no points given to it
+function tally() {  // the answers graded of those to grade, and those with no answer: the run's own counts
+  return graded + " of " + (rows.length - blank) + " graded" +
+    (blank ? "; " + blank + " with " + config.labels[NONE] + " (0 points)" : "");
+}
 function count() {
-  counter.textContent = graded + " of " + rows.length + " graded" +
-    (shown < rows.length ? " (" + shown + " shown)" : "");
+  counter.textContent = tally() + (shown < rows.length ? " (" + shown + " shown)" : "");
 }
 function refresh(row) {
   const text = row.points.value, ok = points(text) !== null;
   row.points.setAttribute("aria-invalid", String(text.trim() !== "" && !ok));
-  if (ok !== row.graded) { graded += ok ? 1 : -1; row.graded = ok; }
+  if (ok !== row.graded) {
+    graded += ok ? 1 : -1;
+    if (row.none) blank += ok ? -1 : 1;
+    row.graded = ok;
+  }
   const was = row.data.status;
-  const now = was === "missing" ? "missing" : ok ? "graded" : was === "changed" ? "changed" : "awaiting";
+  const now = ok ? "graded" : was === "graded" ? "awaiting" : was;
   row.badge.textContent = config.labels[now];
   row.sec.classList.toggle("done", ok);
 }
@@ -160,7 +168,7 @@ function filter() {
                                         (row.sec.querySelector("pre.text")?.textContent ?? "")).toLowerCase());
   shown = 0;
   rows.forEach((row, i) => {
-    const hide = (q !== "" && !hay[i].includes(q)) || (awaiting.checked && row.graded);
+    const hide = (q !== "" && !hay[i].includes(q)) || (awaiting.checked && (row.graded || row.none));
     if (row.sec.hidden !== hide) row.sec.hidden = hide;
     if (!hide) shown += 1;
   });
@@ -195,7 +203,7 @@ function exportCsv() {
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(link.href), 60000);
-  say("Exported " + config.file + ": " + graded + " of " + rows.length + " graded.");
+  say("Exported " + config.file + ": " + tally() + ".");
 }
 
 function rowOf(element) {
@@ -257,7 +265,7 @@ document.addEventListener("keydown", event => {
 
 rows.forEach(restore);
 filter();
-const first = rows.findIndex(row => !row.graded);
+const first = rows.findIndex(row => !row.graded && !row.none);
 if (rows.length) go(first >= 0 ? first : 0);
 })();
 """
@@ -270,16 +278,17 @@ _POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-u
 def question_page(question: WrittenQuestion, rows: Sequence[WrittenRow]) -> str:
     """The grading page of ``question``: every one of ``rows`` with its mark, if any, to start from."""
     for row in rows:
-        if row.status not in _LABELS:
+        if row.status not in LABELS:
             raise ValueError(f"written answer of {row.student!r}: unknown status {row.status!r}")
     data = {"question": question.id, "max": question.points, "file": f"written-{question.id}.csv",
             "columns": list(WRITTEN_CSV_COLUMNS), "rubric": [[part.name, part.points] for part in question.rubric],
-            "labels": _LABELS, "rows": [{"student": row.student, "digest": row.answer.digest, "status": row.status,
-                                         "prefill": _prefill(row)} for row in rows]}
+            "labels": LABELS, "unanswered": UNANSWERED,
+            "rows": [{"student": row.student, "digest": row.answer.digest, "status": row.status,
+                      "prefill": _prefill(row)} for row in rows]}
     body = [_STYLE, f"<h1>Grade by question: {esc(question.id)}</h1>",
             f'<p class="question">{esc(question.question)}</p>',
             f"<p>{counted(question.points, 'point')}; {counted(len(rows), 'answer')} (notebook "
-            f"{esc(question.notebook)}).</p>", *_rubric(question), *_bar(question, len(rows)),
+            f"{esc(question.notebook)}).</p>", *_rubric(question), *_bar(question, _tally(rows)),
             "<main>", *(_answer(i, row, question) for i, row in enumerate(rows)), "</main>",
             f'<script type="application/json" id="written-data">{_json(data)}</script>',
             f'<script id="written-script">{_SCRIPT}</script>']
@@ -297,7 +306,7 @@ def _rubric(question: WrittenQuestion) -> list[str]:
             "<th>for</th></tr>", *parts, "</table>"]
 
 
-def _bar(question: WrittenQuestion, answers: int) -> list[str]:
+def _bar(question: WrittenQuestion, tally: str) -> list[str]:
     keys = ("<kbd>j</kbd>/<kbd>k</kbd> or <kbd>Enter</kbd>: next/previous answer; <kbd>1</kbd>-<kbd>9</kbd>: "
             "rubric part; <kbd>0</kbd>: no points; <kbd>p</kbd>: points; <kbd>c</kbd>: comment; <kbd>Esc</kbd>: "
             "back to the answer (<kbd>Enter</kbd> in points, <kbd>Ctrl</kbd>+<kbd>Enter</kbd> in a comment: next); "
@@ -308,7 +317,7 @@ def _bar(question: WrittenQuestion, answers: int) -> list[str]:
             'autocomplete="off"></label>',
             '<label><input id="awaiting" type="checkbox" aria-keyshortcuts="a" autocomplete="off"> '
             "only awaiting</label>",
-            f'<span id="counter" aria-live="polite">0 of {answers} graded</span>',
+            f'<span id="counter" aria-live="polite">{tally}</span>',
             f'<button id="export" type="button" aria-keyshortcuts="e">Export written-{esc(question.id)}.csv</button>',
             '<span id="message" role="status"></span>', "</div>"]
 
@@ -316,15 +325,14 @@ def _bar(question: WrittenQuestion, answers: int) -> list[str]:
 def _answer(i: int, row: WrittenRow, question: WrittenQuestion) -> str:
     who, text = _shown(row.student), row.answer.text
     if text is None:
-        answer = '<p class="none">No answer: the submission has no cell for this question.</p>'
-    elif not text.strip():
-        answer = '<p class="none">The answer is empty.</p>'
+        answer = ('<p class="none">No answer (the cell is left as released, empty, or not in the submission): '
+                  "0 points, nothing to grade.</p>")
     else:
         answer = f'<pre class="text" tabindex="0" aria-label="Answer of {who}">{_shown(text)}</pre>'
     if row.answer.note:
         answer += f'<p class="note">{_shown(row.answer.note)}</p>'
     earlier = ""
-    if row.status == "changed" and row.mark is not None:
+    if row.status != GRADED and row.mark is not None:
         earlier = (f'<p class="earlier">Graded earlier, for a different text: {_points(row.mark.points)} of '
                    f"{question.points:g} ({esc('; '.join(row.mark.rubric)) or 'no rubric part'}). "
                    f"Comment: {_shown(row.mark.comment) or 'none'}</p>")
@@ -333,12 +341,21 @@ def _answer(i: int, row: WrittenRow, question: WrittenQuestion) -> str:
                     for j, part in enumerate(question.rubric))
     rubric = f"<fieldset><legend>Rubric</legend>{parts}</fieldset>" if parts else ""
     return (f'<article class="answer" id="answer-{i}" data-index="{i}" tabindex="-1" aria-labelledby="who-{i}">'
-            f'<h2 id="who-{i}">{who} <span class="status">{_LABELS[row.status]}</span></h2>{answer}{earlier}'
+            f'<h2 id="who-{i}">{who} <span class="status">{LABELS[row.status]}</span></h2>{answer}{earlier}'
             f'<div class="mark"><label>Points (of {question.points:g}) <input class="points" type="text" '
             f'inputmode="decimal" autocomplete="off" aria-keyshortcuts="p"></label>{rubric}'
             '<label>Comment <textarea class="comment" rows="2" autocomplete="off" aria-keyshortcuts="c"></textarea>'
             "</label></div>"
             "</article>")
+
+
+def _tally(rows: Sequence[WrittenRow]) -> str:
+    """The counter as the page starts, as its script counts (``tally``): the answers graded of
+    those to grade, and those with no answer (0 points, nothing to grade), as the run counts them."""
+    graded = sum(row.status == GRADED for row in rows)
+    blank = sum(row.status == UNANSWERED for row in rows)
+    none = f"; {blank} with {LABELS[UNANSWERED]} (0 points)" if blank else ""
+    return f"{graded} of {len(rows) - blank} graded{none}"
 
 
 def _key(j: int) -> str:
@@ -350,16 +367,15 @@ def _shortcut(j: int) -> str:
 
 
 def _prefill(row: WrittenRow) -> dict[str, object] | None:
-    """The mark the page starts from. A changed answer's earlier mark is shown beside it, and
-    only its comment is taken, as a start (as written.csv keeps it); an answer never submitted
-    starts at 0 points."""
+    """The mark the page starts from: a person's mark for the answer as it is. A changed answer's
+    (or one no longer there) earlier mark is shown beside it, and only its comment is taken, as
+    a start (as written.csv keeps it)."""
     mark = row.mark
-    if mark is not None and row.status == "changed":
+    if mark is not None and row.status != GRADED:
         return {"points": "", "rubric": [], "comment": mark.comment}
     if mark is not None:
         return {"points": _points(mark.points), "rubric": list(mark.rubric), "comment": mark.comment}
-    # Not typed by the person: a rubric part ticked sets the points as on any answer.
-    return {"points": "0", "rubric": [], "comment": "", "typed": False} if row.status == "missing" else None
+    return None
 
 
 def _points(points: float) -> str:

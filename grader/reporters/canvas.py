@@ -115,7 +115,8 @@ class CanvasGradebook:
         self.book = Gradebook(Path(gradebook), column)
         self.missing = missing
         self.lms: LmsInfo | None = None
-        self.max_score = 0.0
+        self.max_score = 0.0  # the checks' points: the assignment column's maximum
+        self.written_points = 0.0  # the written answers', in columns of their own
         self.scores: dict[int, float] = {}  # gradebook row -> score
         self.written: dict[int, dict[str, float]] = {}  # gradebook row -> written answer -> points, once graded
         self.questions: tuple[str, ...] = ()
@@ -125,6 +126,7 @@ class CanvasGradebook:
     def start(self, bundle: Bundle, run: RunInfo) -> None:
         self.lms = run.lms if run.lms is not None and run.lms.system == CANVAS else None
         self.max_score = bundle.assignment.max_score
+        self.written_points = bundle.assignment.written_points
         self.questions = tuple(question.id for question in bundle.assignment.written)
         self.path.parent.mkdir(parents=True, exist_ok=True)
 
@@ -157,6 +159,13 @@ class CanvasGradebook:
             rows.append([row[i] for i in book.keep] + [fmt_earned(points.get(q)) for q in graded])
         self.path.write_text(csv_text(rows), encoding="utf-8", newline="")
 
+    def _whole(self) -> str:
+        """What the column's maximum leaves out, beside grades.csv's max_score, which counts it."""
+        if not self.written_points:
+            return " (as in grades.csv)"
+        return (f" (the checks' points; the written answers' {fmt_points(self.written_points)} are in columns of "
+                f"their own: {fmt_points(self.max_score + self.written_points)} in all, grades.csv's max_score)")
+
     def summary_lines(self) -> list[str]:
         book = self.book
         students = [row for row in book.rows if book.is_student(row)]
@@ -167,7 +176,7 @@ class CanvasGradebook:
         possible = book.points_possible()
         if possible is not None and possible != fmt_points(self.max_score):
             lines.append(f"  note: Canvas says the column is worth {possible} points; the scores are out of "
-                         f"{fmt_points(self.max_score)} (as in grades.csv), not rescaled")
+                         f"{fmt_points(self.max_score)}, not rescaled{self._whole()}")
         if self.unmatched:
             lines.append(f"  submissions that match no student of the gradebook ({len(self.unmatched)}): "
                          + ", ".join(sorted(self.unmatched)))

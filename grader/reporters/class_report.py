@@ -26,10 +26,13 @@ from ..render.mistakes import Diagnosed, diagnosed, mistakes_section
 from ..render.per_student import student_file
 from ..render.words import counted
 from ..results import RunInfo, SubmissionResult
-from ..summary import file_problems, fmt_points
+from ..summary import GRADE_IN_FOLDER, file_problems, fmt_points
+from ..written.model import AWAITING, CHANGED, GRADED, LABELS, UNANSWERED, WrittenCounts
+from ..written.model import count as count_written
 
 SLOWEST = 10  # students listed by time
 MESSAGES = 25  # failure messages listed
+_STATE_ORDER = (GRADED, AWAITING, CHANGED, UNANSWERED)  # the table's columns, each answer in one
 _NUMBER = re.compile(r"(?<![A-Za-z_])[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 
 
@@ -50,8 +53,9 @@ class _Row:
 class ClassReport:
     wants_formats = True  # it links to the integrity report when the run writes one
 
-    def __init__(self, out_dir: Path, formats: Sequence[str] = ()) -> None:
+    def __init__(self, out_dir: Path, formats: Sequence[str] = (), written_step: str = GRADE_IN_FOLDER) -> None:
         self.out_dir = out_dir
+        self.written_step = written_step  # where to grade the written answers: the pages, or formgrader
         self.formats = tuple(formats)
         self.rows: list[_Row] = []
         self.assignment: Assignment | None = None
@@ -81,11 +85,13 @@ class ClassReport:
     def close(self) -> None:
         assert self.assignment is not None and self.run is not None, "start() first"
         (self.out_dir / "report.html").write_text(
-            class_report(self.assignment, self.run, self.rows, self.out_dir, integrity="integrity" in self.formats),
+            class_report(self.assignment, self.run, self.rows, self.out_dir, integrity="integrity" in self.formats,
+                         written_step=self.written_step),
             encoding="utf-8")
 
 
-def class_report(assignment: Assignment, run: RunInfo, rows: list[_Row], out_dir: Path, integrity: bool = False) -> str:
+def class_report(assignment: Assignment, run: RunInfo, rows: list[_Row], out_dir: Path, integrity: bool = False,
+                 written_step: str = GRADE_IN_FOLDER) -> str:
     rows = sorted(rows, key=lambda r: r.student)
     n = len(rows)
     mean = sum(r.score for r in rows) / n if n else 0.0
@@ -95,7 +101,7 @@ def class_report(assignment: Assignment, run: RunInfo, rows: list[_Row], out_dir
             *(['<p><a href="integrity.html">Who shared work</a>: the pairs of students whose submissions share '
                "uncommon code or wrong outputs, for a person to look.</p>"] if integrity else []),
             '<h2 id="scores">Scores</h2>', _histogram([r.score for r in rows], assignment.total_points)]
-    body += _written(assignment, rows)
+    body += _written(assignment, rows, written_step)
     body += _regrade(out_dir, n)
     body += _failure_rates(assignment, rows)
     body += _messages(rows)
@@ -253,22 +259,18 @@ def _regrade(out_dir: Path, students: int) -> list[str]:
     return out
 
 
-def _written(assignment: Assignment, rows: list[_Row]) -> list[str]:
-    """Per written question: how many answers are graded, and how many await a grader (those
-    that changed since they were graded among them), and where its grading page is."""
+def _written(assignment: Assignment, rows: list[_Row], step: str) -> list[str]:
+    """Per written question: how many answers are in each state (``grader.written.model``: each
+    answer in exactly one), and where to grade those that await a grader (``step``)."""
     if not assignment.written:
         return []
-    out = ['<h2 id="written">Written answers</h2>', "<table><tr><th>question</th><th class=\"num\">points</th>"
-           '<th class="num">graded</th><th class="num">awaiting a grader</th><th class="num">changed since graded</th>'
-           '<th class="num">no answer</th></tr>']
+    out = ['<h2 id="written">Written answers</h2>', "<table><tr><th>question</th><th class=\"num\">points</th>",
+           *(f'<th class="num">{esc(LABELS[state])}</th>' for state in _STATE_ORDER), "</tr>"]
+    total = WrittenCounts()
     for question in assignment.written:
-        statuses = [status for r in rows for q, status in r.written if q == question.id]
-        awaiting = sum(1 for status in statuses if status != "graded")
-        out.append(f'<tr><td><code>{esc(question.id)}</code></td>'
-                   f'<td class="num">{fmt_points(question.points)}</td>'
-                   f'<td class="num">{statuses.count("graded")}</td><td class="num">{awaiting}</td>'
-                   f'<td class="num">{statuses.count("changed")}</td><td class="num">{statuses.count("missing")}</td>'
-                   "</tr>")
-    out += ["</table>", "<p>Grade them in <code>written.csv</code> (each question's answers are on "
-            "<code>written/&lt;question&gt;.html</code>) and run the grading again with <code>--written</code>.</p>"]
+        counts = count_written((status, question.points) for r in rows for q, status in r.written if q == question.id)
+        total += counts
+        out.append(f'<tr><td><code>{esc(question.id)}</code></td><td class="num">{fmt_points(question.points)}</td>'
+                   + "".join(f'<td class="num">{getattr(counts, state)}</td>' for state in _STATE_ORDER) + "</tr>")
+    out += ["</table>", f"<p>{esc(total.describe())}" + (f": {esc(step)}" if total.to_grade else "") + ".</p>"]
     return out

@@ -114,9 +114,8 @@ def _written(result: SubmissionResult, questions: Sequence[WrittenQuestion]) -> 
             f"{esc(written_points(row, questions))}</td></tr>" for row in result.written]
     out.append("</table>")
     for row in result.written:
-        if row.mark is not None and row.earned is not None and row.mark.comment:
-            out.append(f"<p>Comment on <code>{esc(row.answer.question)}</code>:</p>"
-                       f"<pre>{esc(row.mark.comment)}</pre>")
+        if row.comment:
+            out.append(f"<p>Comment on <code>{esc(row.answer.question)}</code>:</p><pre>{esc(row.comment)}</pre>")
         if row.answer.note:
             out.append(f'<p class="problem"><code>{esc(row.answer.question)}</code>: {esc(row.answer.note)}</p>')
     return out

@@ -80,7 +80,7 @@ def _written(result: SubmissionResult, questions: Sequence[WrittenQuestion]) -> 
               for row in result.written]
     lines.append("")
     for row in result.written:
-        comment = row.mark.comment if row.mark is not None and row.earned is not None else ""
+        comment = row.comment
         if comment:
             lines += [f"Comment on {md_code(row.answer.question)}:", "", *md_block(comment), ""]
         if row.answer.note:

@@ -9,10 +9,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..render.feedback_text import check_output, graded_elsewhere, submission_notes
+from ..render.feedback_text import check_output, checks_line, graded_elsewhere, submission_notes
 from ..render.per_student import JsonPerStudent
 from ..results import SubmissionResult
-from ..summary import fmt_points
 
 
 class Gradescope(JsonPerStudent):
@@ -35,7 +34,7 @@ def results(result: SubmissionResult) -> dict[str, Any]:
     return {
         "score": result.items_score,
         "execution_time": math.ceil(result.seconds),
-        "output": "\n".join([f"Score: {fmt_points(result.items_score)} / {fmt_points(result.items_max)}", *notes]),
+        "output": "\n".join([checks_line(result), *notes]),
         # Plain text, never Markdown or HTML: the outputs hold the student's messages.
         "output_format": "text", "test_output_format": "text", "test_name_format": "text",
         # Only the tests are for the student: the log names the grader's paths and settings.

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import TextIO
 
 from ..assignment.bundle import Bundle
-from ..render.feedback_text import check_output, submission_notes, written_points
+from ..render.feedback_text import NO_ANSWER, check_output, submission_notes, written_points
 from ..render.words import counted
 from ..results import RunInfo, SubmissionResult
 from ..summary import fmt_points
+from ..written.model import GRADED
 
 # What XML 1.0 cannot hold, even escaped (student ids and printed output can hold anything).
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -64,10 +65,10 @@ class JUnitXml:
 
 def testsuite(assignment: str, result: SubmissionResult) -> ET.Element:
     """One student's suite: a test case per check, failures with the property's message; a case
-    per written answer, skipped while it awaits a grader."""
+    per written answer, skipped while it awaits a grader (no answer is 0 points, not skipped)."""
     checks = [(item, check) for item in result.items for check in item.checks]
     failed = sum(1 for _, check in checks if not check.passed)
-    awaiting = sum(1 for row in result.written if row.earned is None)
+    awaiting = sum(1 for row in result.written if row.awaits_grader)
     suite = ET.Element("testsuite", name=xml_text(result.student), tests=str(len(checks) + len(result.written)),
                        failures=str(failed), errors="0", skipped=str(awaiting), time=f"{result.seconds:.3f}")
     properties = ET.SubElement(suite, "properties")
@@ -85,7 +86,8 @@ def testsuite(assignment: str, result: SubmissionResult) -> ET.Element:
         if row.earned is None:
             ET.SubElement(case, "skipped", message=written_points(row, ()))
         else:
-            ET.SubElement(case, "system-out").text = f"{counted(row.earned, 'point')}, given by a person"
+            given = "given by a person" if row.status == GRADED else NO_ANSWER
+            ET.SubElement(case, "system-out").text = f"{counted(row.earned, 'point')}, {given}"
     printed = [f"{item.name} printed:\n{item.output}" for item in result.items if item.output]
     notes = submission_notes(result)
     if notes or printed:

@@ -8,9 +8,11 @@ name), which the gradebook's CSV import maps to ``username``, ``useridnumber`` o
 ``useremail``, whichever the folders are named by. ``Feedback comments`` holds the first
 lines of the student's feedback: the score and each item that lost points, with why.
 
-``Grade`` is the checks' points. Each written answer that a person has graded for at least one
-student gets a column of its own after those, ``<id> (written)``, filled where graded and
-empty where the answer awaits a grader (the gradebook's import maps it to a grade item).
+``Grade`` is the checks' points, and ``Maximum Grade`` theirs (the comment's first line says so,
+beside the whole with the written answers, as the feedback file gives it). Each written answer
+that a person has graded for at least one student gets a column of its own after those,
+``<id> (written)``, filled where graded and empty where the answer awaits a grader (the
+gradebook's import maps it to a grade item).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from ..assignment.bundle import Bundle
 from ..lms.intake import LmsInfo
 from ..lms.names import MOODLE
 from ..render.csv_cells import csv_text
-from ..render.feedback_text import check_output, submission_notes, written_points
+from ..render.feedback_text import check_output, checks_score, submission_notes, written_points
 from ..render.lms_columns import graded_questions, written_column
 from ..results import RunInfo, SubmissionResult
 from ..summary import fmt_earned, fmt_points
@@ -34,7 +36,7 @@ LINE_CHARS = 240
 def feedback_lines(result: SubmissionResult, limit: int = FEEDBACK_LINES) -> list[str]:
     """The first lines of the feedback: the score, then each item short of full marks (and
     each notebook that could not be used) with the first reason."""
-    lines = [f"Score: {fmt_points(result.items_score)} / {fmt_points(result.items_max)}"]
+    lines = [checks_score(result)]  # Grade is the checks' alone: the line says so, and gives the whole
     notes = submission_notes(result)
     lines += notes
     lines += [f"written answer {row.answer.question}: {written_points(row, ())}" for row in result.written]

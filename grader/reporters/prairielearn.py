@@ -8,10 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..render.feedback_text import all_unusable, check_message, check_output, graded_elsewhere, submission_notes
+from ..render.feedback_text import (
+    all_unusable,
+    check_message,
+    check_output,
+    checks_line,
+    graded_elsewhere,
+    submission_notes,
+)
 from ..render.per_student import JsonPerStudent
 from ..results import SubmissionResult
-from ..summary import fmt_points
 
 
 class PrairieLearn(JsonPerStudent):
@@ -35,7 +41,7 @@ def results(result: SubmissionResult) -> dict[str, Any]:
     return {
         "gradable": not all_unusable(result),
         "score": min(1.0, max(0.0, score)),
-        "message": f"Score: {fmt_points(result.items_score)} / {fmt_points(result.items_max)}",
+        "message": checks_line(result),
         "output": "\n".join(notes),
         "tests": tests,
     }

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .model import is_answer
+
 MAX_ANSWER_CHARS = 20_000  # a real answer is a paragraph; the rest would only cost every output
-PLACEHOLDER = "YOUR ANSWER HERE"  # what nbgrader's release leaves in a markdown answer cell
 
 _MARKDOWN_CELL = re.compile(r"#\s*%%.*\[markdown\]")
 _ANY_CELL = re.compile(r"#\s*%%")
@@ -68,10 +69,6 @@ def _text(source: Any) -> str | None:
     return source if isinstance(source, str) else None
 
 
-def _answered(text: str | None) -> bool:
-    return text is not None and text.strip() not in ("", PLACEHOLDER)
-
-
 def _chosen(question: str, texts: list[str | None], kind: str) -> Extracted:
     """One answer from the cells that name ``question``: the first with an answer in it."""
     notes = []
@@ -79,7 +76,7 @@ def _chosen(question: str, texts: list[str | None], kind: str) -> Extracted:
         notes.append(f"{len(texts)} {kind} hold this answer; the first answered one was read")
     if any(text is None for text in texts):
         notes.append("an answer cell's text is not text and was not read")
-    text = next((t for t in texts if _answered(t)), None)
+    text = next((t for t in texts if is_answer(t)), None)
     if text is not None:
         text = text.strip("\n")
         if len(text) > MAX_ANSWER_CHARS:

@@ -11,10 +11,12 @@ from .model import row_of
 
 
 def merge(result: SubmissionResult, marks: Marks) -> SubmissionResult:
-    """``result`` with ``marks``. A mark whose digest is not the answer's own was given for an
-    earlier text: from the previous run's written.csv (or for a folder that could not be graded
-    this time) the answer awaits a grader again ("changed"); from a ``--written`` file it is an
-    error naming the row, as the person grading read another text than the one submitted."""
+    """``result`` with ``marks``, each answer in the state that follows (``model.state_of``). A
+    mark whose digest is not the answer's own was given for an earlier text: from the previous
+    run's written.csv the answer awaits a grader again ("changed"; "unanswered", 0 points, when
+    the answer is gone, or its folder could not be graded this time and no text was read); from a
+    ``--written`` file it is an error naming the row, as the person grading read another text than
+    the one submitted (unless the folder could not be graded)."""
     rows = []
     for row in result.written:
         given = marks.given.get((result.student, row.answer.question))

@@ -1360,7 +1360,7 @@ def test_written_answers_are_bounded_text_never_run_and_shown_as_text(corpus):
     cost, luong = rows["quadratic_cost"], rows["luong_compare"]
     assert len(cost["text"]) == MAX_ANSWER_CHARS and cost["status"] == "awaiting"
     assert "2 # answer: cells hold this answer" in cost["note"] and f"cut at {MAX_ANSWER_CHARS:,}" in cost["note"]
-    assert luong["text"] is None and luong["status"] == "missing"
+    assert luong["text"] is None and luong["status"] == "unanswered" and luong["earned"] == 0
     page = (corpus.hostile.out / "written" / "quadratic_cost.html").read_text(encoding="utf-8")
     assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     markdown = (corpus.hostile.out / "feedback" / "written_answers.md").read_text(encoding="utf-8")

@@ -124,15 +124,17 @@ def test_the_page_starts_from_the_mark_of_the_answer_as_it_is():
     text = "n queries times n keys"
     rows = [row("graded", text, "graded", mark("graded", 1, ("time",), "ok", text)),
             row("changed", text, "changed", mark("changed", 2, ("time", "memory"), "old", "earlier text")),
-            row("missing", None, "missing"),
+            row("unanswered", None, "unanswered"),
             row("awaiting", text)]
     parsed = Parsed(question_page(QUESTION, rows))
     assert [r["prefill"] for r in data_of(parsed)["rows"]] == [
         {"points": "1", "rubric": ["time"], "comment": "ok"}, {"points": "", "rubric": [], "comment": "old"},
-        {"points": "0", "rubric": [], "comment": "", "typed": False}, None]
+        None, None]
     assert [h.split(" ", 1)[1] for h in parsed.texts("h2")] == [
         "graded", "changed since graded", "no answer", "awaiting a grader"]
-    assert "No answer: the submission has no cell for this question." in parsed.texts("p")
+    # No answer is 0 points and nothing to grade, whatever the reason: never "no cell" for a cell left unchanged.
+    assert ("No answer (the cell is left as released, empty, or not in the submission): 0 points, nothing to grade."
+            in parsed.texts("p"))
 
 
 def test_only_the_pages_own_script_may_run():

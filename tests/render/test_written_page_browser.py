@@ -33,7 +33,7 @@ DEADLINE = 30.0
 
 
 def status_of(i: int) -> str:
-    return {7: "graded", 13: "changed", 21: "missing"}.get(i % 50, "awaiting")
+    return {7: "graded", 13: "changed", 21: "unanswered"}.get(i % 50, "awaiting")
 
 
 def text_of(i: int) -> str:
@@ -50,7 +50,7 @@ def rows(changed: frozenset[int] = frozenset(), merged: dict[int, Mark] | None =
     made = []
     for i, student in enumerate(STUDENTS):
         status = "changed" if i in changed else status_of(i)
-        text = None if status == "missing" else text_of(i) + (" (new)" if i in changed else "")
+        text = None if status == "unanswered" else text_of(i) + (" (new)" if i in changed else "")
         answer = Answer(student, QUESTION.id, text, answer_digest(text) if text is not None else "")
         mark = Mark(student, QUESTION.id, 1.0, ("memory",), "from the CSV", answer.digest)
         if status == "changed":
@@ -115,23 +115,24 @@ def test_two_hundred_answers_are_graded_by_keyboard_exported_and_kept(tmp_path: 
     expected = []
     with DevTools(tmp_path / "profile", downloads) as browser:
         browser.open(page.as_uri())
-        assert counter(browser) == "8 of 200 graded"  # the marks merged already and the missing answers
+        # The marks merged already; the answers not there are 0 points and nothing to grade, as the run counts them.
+        assert counter(browser) == "4 of 196 graded; 4 with no answer (0 points)"
         assert browser.evaluate("document.activeElement.id") == "answer-0"
         for i, row in enumerate(rows()):
             if row.status == "graded":  # kept as it is
                 browser.press("j")
                 expected.append((row.student, "1", "memory", "from the CSV"))
-            elif row.status == "missing" and i > 100:  # kept at 0 points
+            elif row.status == "unanswered" and i > 100:  # left as it is: no mark, 0 points
                 browser.press("j")
-                expected.append((row.student, "0", "", ""))
-            elif row.status == "missing":  # its 0 was not typed: a part ticked sets the points
+                expected.append((row.student, "", "", ""))
+            elif row.status == "unanswered":  # points given all the same: a mark, and a graded answer
                 browser.press("2")
                 browser.press("j")
                 expected.append((row.student, "1", "memory", ""))
             else:  # a changed answer's earlier comment is there to start from
                 points, rubric, comment = grade(browser, i)
                 expected.append((row.student, points, rubric, ("earlier" if row.status == "changed" else "") + comment))
-        assert counter(browser) == "200 of 200 graded"
+        assert counter(browser) == "198 of 198 graded; 2 with no answer (0 points)"
         browser.press("e")
         exported = downloads / "written-quadratic_cost.csv"
         until(exported.exists, "the export")
@@ -149,11 +150,11 @@ def test_two_hundred_answers_are_graded_by_keyboard_exported_and_kept(tmp_path: 
         assert browser.evaluate("document.querySelector('#answer-3 pre').textContent") == HOSTILE
 
         browser.reload()
-        assert counter(browser) == "200 of 200 graded"
+        assert counter(browser) == "198 of 198 graded; 2 with no answer (0 points)"
         assert [field(browser, 3, "comment"), field(browser, 2, "points")] == [COMMENTS[3], "0.5"]
 
         browser.press("a")  # only the answers awaiting a grader: none
-        assert shown(browser) == [] and counter(browser) == "200 of 200 graded (0 shown)"
+        assert shown(browser) == [] and counter(browser) == "198 of 198 graded; 2 with no answer (0 points) (0 shown)"
         browser.press("a")
         browser.press("/")
         browser.type("s01")
@@ -175,7 +176,7 @@ def test_two_hundred_answers_are_graded_by_keyboard_exported_and_kept(tmp_path: 
         merged = {1: Mark(STUDENTS[1], QUESTION.id, 1.0, ("time",), "merged", rows()[1].answer.digest)}
         page.write_text(question_page(QUESTION, rows(frozenset({0}), merged)), encoding="utf-8")
         browser.reload()
-        assert counter(browser) == "199 of 200 graded"
+        assert counter(browser) == "197 of 198 graded; 2 with no answer (0 points)"
         assert [field(browser, 0, "points"), field(browser, 1, "comment"), field(browser, 2, "points")] == [
             "", "merged", "0.5"]
         assert browser.evaluate("document.activeElement.id") == "answer-0"

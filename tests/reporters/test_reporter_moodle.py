@@ -61,7 +61,8 @@ def test_the_feedback_is_its_first_lines_only():
     assert len(many) == FEEDBACK_LINES
     assert many[-1] == f"... and {len(A.items) - FEEDBACK_LINES + 2} more: see your feedback file"
     missing = feedback_lines(zero_submission("x", A, "attention_numpy.ipynb was not submitted"))
-    assert missing[0] == f"Score: 0 / {MAX}"
+    # Grade is the checks' alone: the line says so, beside the whole with the (unanswered) written answers.
+    assert missing[0] == f"Score: 0 / {MAX} for the checks; 0 / {A.total_points:g} with the written answers"
 
 
 def test_a_name_a_spreadsheet_would_run_is_written_as_text(tmp_path: Path):

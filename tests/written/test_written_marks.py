@@ -96,13 +96,13 @@ def test_merge_counts_a_mark_for_this_text_and_flags_one_for_another(tmp_path: P
     luong = Answer.of("ada", "luong_compare", None)
     path = marks_file(tmp_path, ["ada", "quadratic_cost", "1.5", "time", "", ADA.digest])
     merged = merge(result(ADA, luong), read_marks([path], None, ASSIGNMENT, STUDENTS))
-    assert [row.status for row in merged.written] == ["graded", "missing"]
+    assert [row.status for row in merged.written] == ["graded", "unanswered"]
     assert merged.score == 101.5 and merged.items_score == 100 and merged.items_max == 155
     # The same mark, carried from the previous run, for a text the student has changed since.
     changed = Answer.of("ada", "quadratic_cost", "n times n scores, in time and memory")
     previous = marks_file(tmp_path, ["ada", "quadratic_cost", "1.5", "time", "", ADA.digest], name="written.csv")
     flagged = merge(result(changed, luong), read_marks([], previous, ASSIGNMENT, STUDENTS))
-    assert [row.status for row in flagged.written] == ["changed", "missing"] and flagged.score == 100
+    assert [row.status for row in flagged.written] == ["changed", "unanswered"] and flagged.score == 100
     assert flagged.written[0].earned is None and flagged.written[0].mark is not None
 
 

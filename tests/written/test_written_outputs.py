@@ -9,8 +9,9 @@ from pathlib import Path
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.results import RunInfo, SubmissionResult
-from grader.written.marks import read_marks
+from grader.results import NotebookResult, RunInfo, SubmissionResult, zero_submission
+from grader.written.marks import Given, Marks, read_marks
+from grader.written.merge import merge
 from grader.written.model import Answer, Mark, row_of
 from grader.written.outputs import WrittenOutputs
 
@@ -22,7 +23,8 @@ HOSTILE = '=HYPERLINK("http://x")\n<script>alert(1)</script> | **b** ``'
 def result(student: str, text: str | None, mark: Mark | None = None) -> SubmissionResult:
     rows = (row_of(Answer.of(student, "quadratic_cost", text, "cut"), mark),
             row_of(Answer.of(student, "luong_compare", None), None))
-    return SubmissionResult(student, 1.0, 159.0, (), (), 0.5, rows, 4.0)
+    notebooks = (NotebookResult("attention_numpy", "attention_numpy.py", None, (), ""),)  # read, as any graded folder
+    return SubmissionResult(student, 1.0, 159.0, (), notebooks, 0.5, rows, 4.0)
 
 
 def test_results_with_answers_and_marks_round_trip_through_json():
@@ -30,7 +32,7 @@ def test_results_with_answers_and_marks_round_trip_through_json():
     for r in (result("ada", HOSTILE), result("ada", "new", old), result("ada", "old", old)):
         data = json.loads(json.dumps(r.to_json()))
         assert SubmissionResult.from_json(data) == r
-    assert [w["status"] for w in data["written"]] == ["graded", "missing"] and data["written"][0]["earned"] == 2.0
+    assert [w["status"] for w in data["written"]] == ["graded", "unanswered"] and data["written"][0]["earned"] == 2.0
 
 
 def test_written_csv_lists_every_answer_to_fill_and_reads_back_as_the_marks(tmp_path: Path):
@@ -43,8 +45,8 @@ def test_written_csv_lists_every_answer_to_fill_and_reads_back_as_the_marks(tmp_
     with open(tmp_path / "written.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert [(r["student"], r["question"], r["points"], r["status"]) for r in rows] == [
-        ("ada", "quadratic_cost", "1.5", "graded"), ("ada", "luong_compare", "", "missing: no answer"),
-        ("zoe", "quadratic_cost", "", "awaiting"), ("zoe", "luong_compare", "", "missing: no answer")]
+        ("ada", "quadratic_cost", "1.5", "graded"), ("ada", "luong_compare", "", "unanswered: no answer, 0 points"),
+        ("zoe", "quadratic_cost", "", "awaiting"), ("zoe", "luong_compare", "", "unanswered: no answer, 0 points")]
     assert rows[2]["digest"] == Answer.of("zoe", "quadratic_cost", HOSTILE).digest
     assert rows[0]["comment"] == "'" + HOSTILE  # a formula shows as text in a spreadsheet
     marks = read_marks([tmp_path / "written.csv"], None, BUNDLE.assignment, {"ada", "zoe"})
@@ -52,3 +54,19 @@ def test_written_csv_lists_every_answer_to_fill_and_reads_back_as_the_marks(tmp_
     page = (tmp_path / "written" / "quadratic_cost.html").read_text(encoding="utf-8")
     assert "ada" in page and "zoe" in page and "<script>" not in page and "&lt;script&gt;" in page
     assert (tmp_path / "written" / "luong_compare.html").is_file()
+
+
+def test_a_mark_of_a_folder_that_could_not_be_graded_is_kept_for_the_next_run(tmp_path: Path):
+    # The worker lost the folder twice: its answers were not read (0 points, as its items), and the
+    # mark given for its text stays in written.csv, to count again once the folder is graded.
+    ada = Answer.of("ada", "quadratic_cost", "mine")
+    given = Mark("ada", "quadratic_cost", 1.5, ("time",), "good", ada.digest)
+    marks = Marks({("ada", "quadratic_cost"): Given(given, tmp_path / "written.csv", 2, carried=True)})
+    failed = merge(zero_submission("ada", BUNDLE.assignment, "the worker was lost twice"), marks)
+    assert [(row.status, row.earned) for row in failed.written] == [("unanswered", 0.0), ("unanswered", 0.0)]
+    outputs = WrittenOutputs(tmp_path)
+    outputs.start(BUNDLE, RUN)
+    outputs.add(failed)
+    outputs.close()
+    kept = read_marks([], tmp_path / "written.csv", BUNDLE.assignment, {"ada"})
+    assert kept.given["ada", "quadratic_cost"].mark == given
