@@ -347,3 +347,20 @@ def test_two_files_that_could_each_be_a_notebook_are_one_line_in_the_run_and_the
     assert f"  {line}\n" in proc.stdout + proc.stderr
     feedback = shown((out / "feedback" / "two copies.md").read_text(encoding="utf-8"))
     assert "2 files hold it as much as each other (numpy v1.ipynb, numpy v2.ipynb)" in feedback
+
+
+def test_a_canvas_download_with_misnamed_notebooks_and_an_id_like_the_assignments(tmp_path: Path, expected):
+    # Canvas's names: <name>_<user id>_<attachment id>_<file>; "attention" as a student's name.
+    download = tmp_path / "canvas"
+    download.mkdir()
+    for name, source in {f"{BUNDLE.assignment.name}_7_100_Attention_Numpy_final.ipynb": SOLVED / f"{NUMPY}.ipynb",
+                         f"{BUNDLE.assignment.name}_7_101_attention torch.ipynb": SOLVED / f"{TORCH}.ipynb"}.items():
+        shutil.copyfile(source, download / name)
+    out = tmp_path / "out"
+    proc = grade([str(download), "--out", str(out), "--seed", "11", "--jobs", "1"])
+    assert proc.returncode == 0, proc.stderr
+    student = f"{BUNDLE.assignment.name}_7"
+    assert float(rows(out)[student]["score"]) == sum(expected["Ada Lovelace"].values())
+    said = proc.stdout + proc.stderr
+    assert f"{student}: {NUMPY}: graded Attention_Numpy_final.ipynb for {NUMPY}" in said
+    assert "grader-lms-" not in said + (out / "results.json").read_text(encoding="utf-8")  # no temporary folder
