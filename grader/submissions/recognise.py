@@ -122,10 +122,13 @@ def recognise(folder: Path, files: list[Path], missing: tuple[str, ...],
         for notebook, value in strength.items():
             if top and value == top:
                 best.setdefault(notebook, []).append(content)
-    found = {}
+    found: dict[str, Recognised] = {}
     for mark in marks:
-        if mark.notebook in missing and mark.notebook in best:
-            found[mark.notebook] = _choose(folder, mark, best[mark.notebook])
+        # A file that holds two notebooks as much as each other is taken for the first only.
+        taken = {chosen.path for chosen in found.values()}
+        candidates = [c for c in best.get(mark.notebook, []) if c.path not in taken]
+        if mark.notebook in missing and candidates:
+            found[mark.notebook] = _choose(folder, mark, candidates)
     return found
 
 

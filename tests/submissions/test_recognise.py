@@ -120,3 +120,14 @@ def test_no_more_than_a_bounded_number_of_files_are_read(tmp_path: Path, monkeyp
     monkeypatch.setattr(recognise, "_read", lambda path, within: read.append(path) or real(path, within))
     load(folder)
     assert len(read) == MAX_READ
+
+
+def test_a_file_is_taken_for_one_notebook_only(tmp_path: Path):
+    numpy = [item.name for item in ASSIGNMENT.items_of(NUMPY)]
+    torch = [item.name for item in ASSIGNMENT.items_of(TORCH)]
+    both = min(len(numpy), len(torch))  # as many of each: it holds both notebooks as much
+    text = "".join(f"def {name}():\n    pass\n" for name in numpy[:both]) + \
+        "".join(f"class {name}:\n    pass\n" for name in torch[:both])
+    submission = load(put(tmp_path / "s", {"everything.py": text}))
+    assert submission.file(NUMPY).path == "everything.py"
+    assert submission.file(TORCH).path is None
