@@ -306,7 +306,11 @@ def intake_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subproce
     students = {student: flat for student in LAYOUT_IDS}
     students["misnamed"] = {"Attention_Numpy_final.ipynb": SOLVED / f"{NUMPY}.ipynb",
                             "attention torch.ipynb": SOLVED / f"{TORCH}.ipynb"}
-    students["two copies"] = {"numpy v1.ipynb": SOLVED / f"{NUMPY}.ipynb", "numpy v2.ipynb": SOLVED / f"{NUMPY}.ipynb",
+    again = json.loads((SOLVED / f"{NUMPY}.ipynb").read_text(encoding="utf-8"))
+    again["cells"].append({"cell_type": "code", "id": "mine", "metadata": {}, "source": "# one more try",
+                           "outputs": [], "execution_count": None})
+    (tmp / "v2.ipynb").write_text(json.dumps(again), encoding="utf-8")
+    students["two copies"] = {"numpy v1.ipynb": SOLVED / f"{NUMPY}.ipynb", "numpy v2.ipynb": tmp / "v2.ipynb",
                               "torch.ipynb": SOLVED / f"{TORCH}.ipynb"}
     out = tmp / "out"
     proc = grade([str(class_of(tmp / "class", students)), "--out", str(out), "--seed", "11", "--jobs", "2"])

@@ -14,6 +14,7 @@ are found by patterns, a pass each, so that what it costs follows its size and n
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import re
 from collections import Counter
@@ -84,6 +85,7 @@ class _Content:
     names: frozenset[str]
     cells: frozenset[str]
     stubs: int
+    digest: str  # of its bytes: two copies of one file are one answer, not two
 
     def evidence(self, marks: NotebookMarks) -> tuple[int, int]:
         """How many of the notebook's names and cells this file holds."""
@@ -96,12 +98,14 @@ class _Content:
 
 def _read(path: Path, within: Path) -> _Content | None:
     try:
-        text = read_submitted(path, within).decode("utf-8", errors="replace")
+        raw = read_submitted(path, within)
     except (Refused, OSError):
         return None
+    text = raw.decode("utf-8", errors="replace")
     notebook = path.suffix.lower() == ".ipynb"
     return _Content(path, frozenset(_DEFINED.findall(text)),
-                    frozenset(_CELL_ID.findall(text)) if notebook else frozenset(), len(_STUB.findall(text)))
+                    frozenset(_CELL_ID.findall(text)) if notebook else frozenset(), len(_STUB.findall(text)),
+                    hashlib.sha256(raw).hexdigest())
 
 
 MAX_READ = 16  # files of a student's read to choose among them: an upload of many costs no more
@@ -136,10 +140,10 @@ def _choose(folder: Path, marks: NotebookMarks, candidates: list[_Content]) -> R
     ranked = sorted(candidates, key=lambda c: (-c.answered(marks), c.stubs, str(c.path)))
     first = ranked[0]
     rel = lambda c: c.path.relative_to(folder).as_posix()  # noqa: E731
-    same = [c for c in ranked if (c.answered(marks), c.stubs) == (first.answered(marks), first.stubs)]
-    if len(same) > 1:
-        names = ", ".join(rel(c) for c in same[:3]) + (f" and {len(same) - 3} more" if len(same) > 3 else "")
-        return Recognised(None, f"{marks.notebook}.ipynb was not submitted under its name, and {len(same)} files "
+    tied = [c for c in ranked if (c.answered(marks), c.stubs) == (first.answered(marks), first.stubs)]
+    if any(c.digest != first.digest for c in tied):
+        names = ", ".join(rel(c) for c in tied[:3]) + (f" and {len(tied) - 3} more" if len(tied) > 3 else "")
+        return Recognised(None, f"{marks.notebook}.ipynb was not submitted under its name, and {len(tied)} files "
                                 f"hold it as much as each other ({names}): not graded; rename the one to grade "
                                 f"{marks.notebook}{first.path.suffix.lower()}")
     defined, cells = first.evidence(marks)
@@ -148,7 +152,8 @@ def _choose(folder: Path, marks: NotebookMarks, candidates: list[_Content]) -> R
         held += f" and {cells} of the release's cells"
     note = (f"graded {rel(first)} for {marks.notebook}: its name is not {marks.notebook}{first.path.suffix.lower()}, "
             f"but it holds {held}")
-    passed = [f"{rel(c)} (fewer exercises answered)" for c in ranked[1:4]]
+    passed = [f"{rel(c)} ({'the same file' if c.digest == first.digest else 'fewer exercises answered'})"
+              for c in ranked[1:4]]
     if len(ranked) > 4:
         passed.append(f"and {len(ranked) - 4} more")
     return Recognised(first.path, note + (f"; passed over {', '.join(passed)}" if passed else ""))

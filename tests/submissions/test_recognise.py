@@ -72,8 +72,10 @@ def test_the_work_beats_an_untouched_release_and_the_release_is_named(tmp_path: 
 
 
 def test_two_files_that_hold_a_notebook_as_much_as_each_other_are_one_line_not_a_guess(tmp_path: Path):
-    folder = put(tmp_path / "s", {"numpy v1.ipynb": SOLVED / f"{NUMPY}.ipynb",
-                                  "numpy v2.ipynb": SOLVED / f"{NUMPY}.ipynb",
+    doc = json.loads((SOLVED / f"{NUMPY}.ipynb").read_text(encoding="utf-8"))
+    doc["cells"].append({"cell_type": "code", "id": "mine", "metadata": {}, "source": "# one more try",
+                         "outputs": [], "execution_count": None})
+    folder = put(tmp_path / "s", {"numpy v1.ipynb": SOLVED / f"{NUMPY}.ipynb", "numpy v2.ipynb": json.dumps(doc),
                                   f"{TORCH}.ipynb": SOLVED / f"{TORCH}.ipynb"})
     numpy = load(folder).file(NUMPY)
     assert numpy.path is None and numpy.cells == ()
@@ -81,6 +83,14 @@ def test_two_files_that_hold_a_notebook_as_much_as_each_other_are_one_line_not_a
                              f"other (numpy v1.ipynb, numpy v2.ipynb): not graded; rename the one to grade "
                              f"{NUMPY}.ipynb")
     assert "\n" not in numpy.problem
+
+
+def test_two_copies_of_one_file_are_one_answer(tmp_path: Path):
+    folder = put(tmp_path / "s", {"numpy.ipynb": SOLVED / f"{NUMPY}.ipynb",
+                                  "numpy (again).ipynb": SOLVED / f"{NUMPY}.ipynb"})
+    numpy = load(folder).file(NUMPY)
+    assert numpy.path == "numpy (again).ipynb" and numpy.cells
+    assert numpy.note is not None and numpy.note.endswith("; passed over numpy.ipynb (the same file)")
 
 
 def test_a_file_taken_by_its_name_is_not_taken_again_and_other_files_are_not_notebooks(tmp_path: Path):
