@@ -136,17 +136,17 @@ def load_submission(folder: Path, assignment: str, notebooks: tuple[str, ...],
     """A student's submission; ``folder`` lies in the class folder, which is trusted as given.
     ``written``: a notebook's written answers' ids, read from it as well. ``marks``: what tells
     the notebooks apart by content (``grader.submissions.recognise``), for a notebook whose
-    file is found by no name the rule allows."""
+    file is found by no name the rule allows, or is the release untouched beside the work."""
     folder = Path(folder)
     if _is_link(folder):
         why = f"the student's folder {folder.name} is a symbolic link: not read; submit the files themselves"
         return Submission(student_id(folder), folder, tuple(SourceFile(nb, None, (), why) for nb in notebooks))
-    found: dict[str, Found | Recognised | None] = {nb: find_notebook(folder, assignment, nb) for nb in notebooks}
-    missing = tuple(nb for nb, file in found.items() if file is None)
-    if missing and marks:
-        taken = {file.path for file in found.values() if file is not None}
-        others = [p for p in _files(folder, 2) if p.suffix.lower() in (".ipynb", ".py") and p not in taken]
-        found.update(recognise(folder, others, missing, marks))
+    by_name = {nb: find_notebook(folder, assignment, nb) for nb in notebooks}
+    found: dict[str, Found | Recognised | None] = dict(by_name)
+    if marks:
+        named = {nb: file.path for nb, file in by_name.items() if file is not None}
+        others = [p for p in _files(folder, 2) if p.suffix.lower() in (".ipynb", ".py") and p not in named.values()]
+        found.update(recognise(folder, others, named, marks) if others else {})
     files = tuple(_load_notebook(folder, nb, found[nb], (written or {}).get(nb, ())) for nb in notebooks)
     if files and all(f.path is None for f in files):  # nothing found: say what was there instead
         held = _holds(folder)

@@ -13,8 +13,10 @@ are found by patterns, a pass each, so that what it costs follows its size and n
 
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
+import itertools
 import json
 import re
 from collections import Counter
@@ -79,12 +81,16 @@ _STUB = re.compile(r'#[ \t]*YOUR CODE HERE[ \t]*(?:\r?\n|(?:\\r)?\\n(?:"[ \t]*,\
                    r'raise NotImplementedError\b')
 
 
+MAX_READ = 16  # files of a student's read to choose among them: an upload of many costs no more
+_MAX_FOUND = 10_000  # definitions, stubs and cell ids of a file looked at (a notebook has tens)
+
+
 @dataclass(frozen=True)
 class _Content:
     path: Path
-    names: frozenset[str]
+    names: frozenset[str]  # defined at the top level
+    stubbed: frozenset[str]  # of those, the ones whose last definition still holds the release's stub
     cells: frozenset[str]
-    stubs: int
     digest: str  # of its bytes: two copies of one file are one answer, not two
 
     def evidence(self, marks: NotebookMarks) -> tuple[int, int]:
@@ -92,8 +98,11 @@ class _Content:
         return len(self.names & marks.names), len(self.cells & marks.cells)
 
     def answered(self, marks: NotebookMarks) -> int:
-        """The notebook's exercises this file defines, less the stubs still in it."""
-        return len(self.names & marks.names) - self.stubs
+        """The notebook's exercises this file answers: defined, and not as released."""
+        return len((self.names - self.stubbed) & marks.names)
+
+    def stubs(self, marks: NotebookMarks) -> int:
+        return len(self.stubbed & marks.names)
 
 
 def _read(path: Path, within: Path) -> _Content | None:
@@ -102,21 +111,28 @@ def _read(path: Path, within: Path) -> _Content | None:
     except (Refused, OSError):
         return None
     text = raw.decode("utf-8", errors="replace")
-    notebook = path.suffix.lower() == ".ipynb"
-    return _Content(path, frozenset(_DEFINED.findall(text)),
-                    frozenset(_CELL_ID.findall(text)) if notebook else frozenset(), len(_STUB.findall(text)),
+    # Positions only, and so many at most: a file of nothing but definitions costs no more.
+    stubs = [match.start() for match in itertools.islice(_STUB.finditer(text), _MAX_FOUND)]
+    starts = [(match.start(), match.end(), match[1])
+              for match in itertools.islice(_DEFINED.finditer(text), _MAX_FOUND)]
+    stubbed: dict[str, bool] = {}
+    for index, (_, body, name) in enumerate(starts):
+        end = starts[index + 1][0] if index + 1 < len(starts) else len(text)
+        # The last definition of a name is the one that counts, as when the cells run.
+        stubbed[name] = bisect.bisect_left(stubs, end) > bisect.bisect_left(stubs, body)
+    cells = frozenset(match[1] for match in itertools.islice(_CELL_ID.finditer(text), _MAX_FOUND)) \
+        if path.suffix.lower() == ".ipynb" else frozenset()
+    return _Content(path, frozenset(stubbed), frozenset(n for n, stub in stubbed.items() if stub), cells,
                     hashlib.sha256(raw).hexdigest())
 
 
-MAX_READ = 16  # files of a student's read to choose among them: an upload of many costs no more
-
-
-def recognise(folder: Path, files: list[Path], missing: tuple[str, ...],
+def recognise(folder: Path, files: list[Path], named: dict[str, Path],
               marks: tuple[NotebookMarks, ...]) -> dict[str, Recognised]:
     """The files of ``folder`` (the student's; ``files`` in it, none taken by its name) that
-    hold the ``missing`` notebooks. A file is a candidate for the notebook it holds the most
-    marks of; among several, the one with the most exercises answered is taken, and a tie is
-    a problem, not a guess."""
+    hold the notebooks: those ``named`` has no file for, and those whose file there is the
+    release untouched beside a file that answers some of it. A file is a candidate for the
+    notebook it holds the most marks of; among several, the one with the most exercises
+    answered is taken, and a tie between different files is a problem, not a guess."""
     shown = sorted(files, key=lambda p: (len(p.relative_to(folder).parts), str(p)))
     contents = [c for path in shown[:MAX_READ] if (c := _read(path, folder)) is not None]
     best: dict[str, list[_Content]] = {}
@@ -131,16 +147,28 @@ def recognise(folder: Path, files: list[Path], missing: tuple[str, ...],
         # A file that holds two notebooks as much as each other is taken for the first only.
         taken = {chosen.path for chosen in found.values()}
         candidates = [c for c in best.get(mark.notebook, []) if c.path not in taken]
-        if mark.notebook in missing and candidates:
-            found[mark.notebook] = _choose(folder, mark, candidates)
+        if not candidates:
+            continue
+        incumbent = _read(named[mark.notebook], folder) if mark.notebook in named else None
+        if mark.notebook in named and incumbent is None:
+            continue  # the file of its name cannot be read: the grading says why
+        chosen = _choose(folder, mark, candidates, incumbent)
+        if chosen is not None:
+            found[mark.notebook] = chosen
     return found
 
 
-def _choose(folder: Path, marks: NotebookMarks, candidates: list[_Content]) -> Recognised:
-    ranked = sorted(candidates, key=lambda c: (-c.answered(marks), c.stubs, str(c.path)))
+def _choose(folder: Path, marks: NotebookMarks, candidates: list[_Content],
+            incumbent: _Content | None) -> Recognised | None:
+    """The candidate taken for the notebook; None to keep ``incumbent``, the file of its name,
+    which only the release untouched (no exercise answered) beside a file of work gives way."""
+    ranked = sorted(candidates, key=lambda c: (-c.answered(marks), c.stubs(marks), str(c.path)))
     first = ranked[0]
+    if incumbent is not None and (incumbent.answered(marks) > 0 or first.answered(marks) <= 0):
+        return None
     rel = lambda c: c.path.relative_to(folder).as_posix()  # noqa: E731
-    tied = [c for c in ranked if (c.answered(marks), c.stubs) == (first.answered(marks), first.stubs)]
+    rank = lambda c: (c.answered(marks), c.stubs(marks))  # noqa: E731
+    tied = [c for c in ranked if rank(c) == rank(first)]
     if any(c.digest != first.digest for c in tied):
         names = ", ".join(rel(c) for c in tied[:3]) + (f" and {len(tied) - 3} more" if len(tied) > 3 else "")
         return Recognised(None, f"{marks.notebook}.ipynb was not submitted under its name, and {len(tied)} files "
@@ -156,4 +184,9 @@ def _choose(folder: Path, marks: NotebookMarks, candidates: list[_Content]) -> R
               for c in ranked[1:4]]
     if len(ranked) > 4:
         passed.append(f"and {len(ranked) - 4} more")
+    if incumbent is not None:
+        count = incumbent.stubs(marks)
+        stubs = f"{count} exercise{'s' if count != 1 else ''}"
+        passed.insert(0, f"{rel(incumbent)} (its name, but no exercise answered: {stubs} still raising "
+                         "NotImplementedError there)")
     return Recognised(first.path, note + (f"; passed over {', '.join(passed)}" if passed else ""))

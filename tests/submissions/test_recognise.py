@@ -141,3 +141,25 @@ def test_a_file_is_taken_for_one_notebook_only(tmp_path: Path):
     submission = load(put(tmp_path / "s", {"everything.py": text}))
     assert submission.file(NUMPY).path == "everything.py"
     assert submission.file(TORCH).path is None
+
+
+def test_the_release_untouched_under_its_name_gives_way_to_the_work_beside_it(tmp_path: Path):
+    folder = put(tmp_path / "s", {f"{NUMPY}.ipynb": RELEASED / f"{NUMPY}.ipynb",
+                                  f"Copy of {NUMPY}.ipynb": SOLVED / f"{NUMPY}.ipynb"})
+    numpy = load(folder).file(NUMPY)
+    assert numpy.path == f"Copy of {NUMPY}.ipynb"
+    stubs = len(ASSIGNMENT.items_of(NUMPY))  # the release's stubs in every graded exercise, none elsewhere
+    assert numpy.note is not None and numpy.note.endswith(
+        f"; passed over {NUMPY}.ipynb (its name, but no exercise answered: {stubs} exercises still raising "
+        "NotImplementedError there)")
+
+
+def test_work_under_its_name_is_kept_beside_other_files(tmp_path: Path):
+    partial = json.loads((RELEASED / f"{NUMPY}.ipynb").read_text(encoding="utf-8"))
+    solved = json.loads((SOLVED / f"{NUMPY}.ipynb").read_text(encoding="utf-8"))
+    partial["cells"][:6] = solved["cells"][:6]  # the first exercise answered, the rest as released
+    folder = put(tmp_path / "s", {f"{NUMPY}.ipynb": json.dumps(partial),
+                                  "finished later.ipynb": SOLVED / f"{NUMPY}.ipynb",
+                                  "release.ipynb": RELEASED / f"{NUMPY}.ipynb"})
+    numpy = load(folder).file(NUMPY)
+    assert (numpy.path, numpy.note) == (f"{NUMPY}.ipynb", None)  # a name and some work: the student's choice
