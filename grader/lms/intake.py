@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Callable, Iterator
@@ -187,10 +188,11 @@ def _one_student(files: list[tuple[LmsFile, _Entry]], notebooks: tuple[str, ...]
     notes, taken = [], []
     candidates: dict[str, list[tuple[tuple[int, float, int], LmsFile, _Entry]]] = {}
     others: dict[str, tuple[tuple[int, float], _Entry]] = {}
+    uploaded = {parsed.file.rpartition("/")[2] for parsed, _ in files}
     for parsed, entry in files:
         which = notebook_of(parsed.file, notebooks)
         if which is None:
-            name = parsed.file.rpartition("/")[2]
+            name = _reuploaded(parsed.file.rpartition("/")[2], uploaded)
             if Path(name).suffix.lower() in (".ipynb", ".py") and not name.startswith("."):
                 # The newest of a name (Moodle's subfolders may repeat one) is kept.
                 if name not in others or others[name][0] < (parsed.order, entry.mtime):
@@ -219,3 +221,10 @@ def _one_student(files: list[tuple[LmsFile, _Entry]], notebooks: tuple[str, ...]
         except OSError as exc:  # a name this system cannot hold (too long)
             notes.append(f"  {student}: {name} could not be kept ({exc.strerror}); not graded")
     return student, notes, tuple(taken)
+
+
+def _reuploaded(name: str, uploaded: set[str]) -> str:
+    """The name a file was uploaded under again: Canvas's ``x-1.ipynb`` is ``x.ipynb`` where
+    the student also uploaded an ``x.ipynb`` (``part-1`` and ``part-2`` alone are two files)."""
+    match = re.fullmatch(r"(.+)-\d+(\.[^.]+)", name)
+    return f"{match[1]}{match[2]}" if match and f"{match[1]}{match[2]}" in uploaded else name

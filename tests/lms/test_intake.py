@@ -130,6 +130,10 @@ def test_an_upload_named_as_no_notebook_is_kept_under_its_own_name_for_the_gradi
             "lovelaceada_11_100_Attention_Numpy_final.ipynb": "ada numpy",
             "lovelaceada_11_101_attention torch.ipynb": "ada torch, first",
             "lovelaceada_11_102_attention torch.ipynb": "ada torch, again",
+            "lovelaceada_11_106_final.ipynb": "final, first",
+            "lovelaceada_11_107_final-1.ipynb": "final, uploaded again",
+            "lovelaceada_11_108_part-1.py": "part one",
+            "lovelaceada_11_109_part-2.py": "part two",
             "lovelaceada_11_103_notes.txt": "not a notebook",
             "lovelaceada_11_104_.hidden.py": "hidden",
             f"lovelaceada_11_105_{'x' * 300}.py": "a name too long to keep",
@@ -137,7 +141,9 @@ def test_an_upload_named_as_no_notebook_is_kept_under_its_own_name_for_the_gradi
             archive.writestr(name, text)
     with class_folder(download, NOTEBOOKS) as (folder, lms):
         assert files(folder) == {"lovelaceada_11/Attention_Numpy_final.ipynb": "ada numpy",
-                                 "lovelaceada_11/attention torch.ipynb": "ada torch, again"}
+                                 "lovelaceada_11/attention torch.ipynb": "ada torch, again",
+                                 "lovelaceada_11/final.ipynb": "final, uploaded again",  # Canvas's "-1"
+                                 "lovelaceada_11/part-1.py": "part one", "lovelaceada_11/part-2.py": "part two"}
         assert lms is not None
         notes = "\n".join(lms.notes)
         assert "lovelaceada_11: notes.txt is none of the notebooks" in notes
