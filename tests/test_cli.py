@@ -280,3 +280,92 @@ def test_an_untouched_stub_is_not_attempted_once_per_item(polish_run):
     assert feedback.count("NotImplementedError") == len(BUNDLE.assignment.items)
     page = (polish_run / "feedback" / "stub.html").read_text(encoding="utf-8")
     assert page.count("NotImplementedError") == len(BUNDLE.assignment.items)
+
+
+# ---- which folders are students, which files their notebooks -------------------------------
+
+SOLVED = SAMPLE / "Ada Lovelace" / BUNDLE.assignment.name
+NUMPY, TORCH = BUNDLE.assignment.notebooks
+# Student ids that name a layout elsewhere: the assignment's own id (nbgrader's inner folder),
+# an nbgrader course's folders, a notebook's name. Ids are data: each is a student like any other.
+LAYOUT_IDS = [BUNDLE.assignment.name, "submitted", "source", "autograded", NUMPY, f"{TORCH}.ipynb"]
+
+
+def class_of(folder: Path, students: dict[str, dict[str, Path]]) -> Path:
+    for student, files in students.items():
+        for name, source in files.items():
+            (folder / student / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, folder / student / name)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def intake_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """A class of correct students: some with their notebooks misnamed, some with ids that name a layout."""
+    tmp = tmp_path_factory.mktemp("intake")
+    flat = {f"{nb}.ipynb": SOLVED / f"{nb}.ipynb" for nb in BUNDLE.assignment.notebooks}
+    students = {student: flat for student in LAYOUT_IDS}
+    students["misnamed"] = {"Attention_Numpy_final.ipynb": SOLVED / f"{NUMPY}.ipynb",
+                            "attention torch.ipynb": SOLVED / f"{TORCH}.ipynb"}
+    again = json.loads((SOLVED / f"{NUMPY}.ipynb").read_text(encoding="utf-8"))
+    again["cells"].append({"cell_type": "code", "id": "mine", "metadata": {}, "source": "# one more try",
+                           "outputs": [], "execution_count": None})
+    (tmp / "v2.ipynb").write_text(json.dumps(again), encoding="utf-8")
+    students["two copies"] = {"numpy v1.ipynb": SOLVED / f"{NUMPY}.ipynb", "numpy v2.ipynb": tmp / "v2.ipynb",
+                              "torch.ipynb": SOLVED / f"{TORCH}.ipynb"}
+    out = tmp / "out"
+    proc = grade([str(class_of(tmp / "class", students)), "--out", str(out), "--seed", "11", "--jobs", "2"])
+    return out, proc
+
+
+@pytest.mark.parametrize("student", LAYOUT_IDS)
+def test_a_student_id_that_names_a_layout_is_graded_like_any_other(intake_run, expected, student: str):
+    out, proc = intake_run
+    assert proc.returncode == 0, proc.stderr
+    assert float(rows(out)[student]["score"]) == sum(expected["Ada Lovelace"].values())
+    data = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    result = next(s for s in data["students"] if s["student"] == student)
+    assert [nb["path"] for nb in result["notebooks"]] == [f"{nb}.ipynb" for nb in BUNDLE.assignment.notebooks]
+    assert (out / "feedback" / f"{student}.md").is_file()
+    assert not [line for line in (proc.stdout + proc.stderr).splitlines() if line.startswith(f"  {student}:")]
+
+
+def test_misnamed_notebooks_are_graded_and_the_run_says_which_file_was_taken_for_which(intake_run, expected):
+    out, proc = intake_run
+    assert float(rows(out)["misnamed"]["score"]) == sum(expected["Ada Lovelace"].values())
+    said = proc.stdout + proc.stderr
+    block = said[said.index("notebooks missing, taken under another name"):]
+    assert f"misnamed: {NUMPY}: graded Attention_Numpy_final.ipynb for {NUMPY}: its name is not {NUMPY}.ipynb, " \
+           "but it holds" in block
+    assert f"misnamed: {TORCH}: graded attention torch.ipynb for {TORCH}" in block
+    feedback = shown((out / "feedback" / "misnamed.md").read_text(encoding="utf-8"))
+    assert f"graded Attention_Numpy_final.ipynb for {NUMPY}" in feedback
+    assert f"graded attention torch.ipynb for {TORCH}" in feedback
+
+
+def test_two_files_that_could_each_be_a_notebook_are_one_line_in_the_run_and_the_feedback(intake_run, expected):
+    out, proc = intake_run
+    assert float(rows(out)["two copies"]["score"]) == sum(points for item, points in expected["Ada Lovelace"].items()
+                                                          if item in TORCH_ITEMS)
+    line = (f"two copies: {NUMPY} missing ({NUMPY}.ipynb was not submitted under its name, and 2 files hold it as "
+            f"much as each other (numpy v1.ipynb, numpy v2.ipynb): not graded; rename the one to grade {NUMPY}.ipynb)")
+    assert f"  {line}\n" in proc.stdout + proc.stderr
+    feedback = shown((out / "feedback" / "two copies.md").read_text(encoding="utf-8"))
+    assert "2 files hold it as much as each other (numpy v1.ipynb, numpy v2.ipynb)" in feedback
+
+
+def test_a_canvas_download_with_misnamed_notebooks_and_an_id_like_the_assignments(tmp_path: Path, expected):
+    # Canvas's names: <name>_<user id>_<attachment id>_<file>; "attention" as a student's name.
+    download = tmp_path / "canvas"
+    download.mkdir()
+    for name, source in {f"{BUNDLE.assignment.name}_7_100_Attention_Numpy_final.ipynb": SOLVED / f"{NUMPY}.ipynb",
+                         f"{BUNDLE.assignment.name}_7_101_attention torch.ipynb": SOLVED / f"{TORCH}.ipynb"}.items():
+        shutil.copyfile(source, download / name)
+    out = tmp_path / "out"
+    proc = grade([str(download), "--out", str(out), "--seed", "11", "--jobs", "1"])
+    assert proc.returncode == 0, proc.stderr
+    student = f"{BUNDLE.assignment.name}_7"
+    assert float(rows(out)[student]["score"]) == sum(expected["Ada Lovelace"].values())
+    said = proc.stdout + proc.stderr
+    assert f"{student}: {NUMPY}: graded Attention_Numpy_final.ipynb for {NUMPY}" in said
+    assert "grader-lms-" not in said + (out / "results.json").read_text(encoding="utf-8")  # no temporary folder

@@ -30,6 +30,7 @@ from ..sandbox.handles import ImageZygote, Zygote
 from ..sandbox.ladder import secrets_readable
 from ..sandbox.spec import SandboxError
 from ..submissions.load import SourceFile, load_submission
+from ..submissions.recognise import notebook_marks
 from ..threads import PINNED, pin_torch
 from .job import Job
 from .score import grade_submission
@@ -108,7 +109,9 @@ def grade_folder(folder: str, job: Job) -> str:
     started = time.perf_counter()
     assignment = bundle.assignment
     written = {nb: tuple(q.id for q in assignment.written_of(nb)) for nb in assignment.notebooks}
-    submission = load_submission(Path(folder), assignment.name, assignment.notebooks, written)
+    items = tuple((nb, tuple(item.name for item in assignment.items_of(nb))) for nb in assignment.notebooks)
+    submission = load_submission(Path(folder), assignment.name, assignment.notebooks, written,
+                                 notebook_marks(bundle.root, items))
 
     def open_runner(source: SourceFile) -> SandboxRunner:
         # The public examples have a time limit of their own: their CPU time is budgeted like an item's.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Callable, Iterator
@@ -178,15 +179,25 @@ def _materialized(download: Path, system: str, entries: list[_Entry], refused: l
 
 def _one_student(files: list[tuple[LmsFile, _Entry]], notebooks: tuple[str, ...],
                  class_dir: Path) -> tuple[str, list[str], tuple[tuple[str, str], ...]]:
-    """Write one student's newest upload of each notebook into its folder of ``class_dir``."""
+    """Write one student's newest upload of each notebook into its folder of ``class_dir``, and
+    every other notebook or module it uploaded under its own name: the grading recognises a
+    misnamed notebook by what it holds (``grader.submissions.recognise``)."""
     student = files[0][0].student
     folder = class_dir / student
     folder.mkdir()
     notes, taken = [], []
     candidates: dict[str, list[tuple[tuple[int, float, int], LmsFile, _Entry]]] = {}
+    others: dict[str, tuple[tuple[int, float], _Entry]] = {}
+    uploaded = {parsed.file.rpartition("/")[2] for parsed, _ in files}
     for parsed, entry in files:
         which = notebook_of(parsed.file, notebooks)
         if which is None:
+            name = _reuploaded(parsed.file.rpartition("/")[2], uploaded)
+            if Path(name).suffix.lower() in (".ipynb", ".py") and not name.startswith("."):
+                # The newest of a name (Moodle's subfolders may repeat one) is kept.
+                if name not in others or others[name][0] < (parsed.order, entry.mtime):
+                    others[name] = ((parsed.order, entry.mtime), entry)
+                continue
             notes.append(f"  {student}: {parsed.file} is none of the notebooks ({', '.join(notebooks)}); not graded")
             continue
         notebook, copy = which
@@ -201,7 +212,19 @@ def _one_student(files: list[tuple[LmsFile, _Entry]], notebooks: tuple[str, ...]
         entry.copy(folder / f"{notebook}{suffix}")
         taken.append((notebook, entry.name))
         if len(ranked) > 1:
-            others = ", ".join(e.name for _, _, e in ranked[1:])
+            others_named = ", ".join(e.name for _, _, e in ranked[1:])
             notes.append(f"  {student}: {notebook}: graded {entry.name}, the newest of {len(ranked)} "
-                         f"(not {others})")
+                         f"(not {others_named})")
+    for name, (_, entry) in sorted(others.items()):
+        try:
+            entry.copy(folder / name)
+        except OSError as exc:  # a name this system cannot hold (too long)
+            notes.append(f"  {student}: {name} could not be kept ({exc.strerror}); not graded")
     return student, notes, tuple(taken)
+
+
+def _reuploaded(name: str, uploaded: set[str]) -> str:
+    """The name a file was uploaded under again: Canvas's ``x-1.ipynb`` is ``x.ipynb`` where
+    the student also uploaded an ``x.ipynb`` (``part-1`` and ``part-2`` alone are two files)."""
+    match = re.fullmatch(r"(.+)-\d+(\.[^.]+)", name)
+    return f"{match[1]}{match[2]}" if match and f"{match[1]}{match[2]}" in uploaded else name

@@ -25,6 +25,7 @@ from typing import Any
 from ..written.extract import Extracted, module_answers, notebook_answers
 from .files import Refused, TooLarge, read_submitted
 from .modulecells import module_cells
+from .recognise import MAX_READ, NotebookMarks, Recognised, recognise
 
 
 @dataclass(frozen=True)
@@ -88,10 +89,11 @@ class ClassFolderError(ValueError):
 
 
 def discover(class_dir: Path, assignment: str = "", notebooks: tuple[str, ...] = ()) -> ClassFolder:
-    """The student folders of a class. Files and folders whose names begin with "." are
-    skipped (and listed). A link to a folder is a student, whose row will say it was not read
-    (never its target's work graded under its name). With the assignment's notebooks, a class folder that holds none
-    of its own, or that looks like one student's folder, is an error."""
+    """The student folders of a class: every folder in it, whatever its name (an id is data,
+    never layout). Files and folders whose names begin with "." are skipped (and listed). A
+    link to a folder is a student, whose row will say it was not read (never its target's work
+    graded under its name). A class folder that holds no folder is an error; so is one that
+    holds one of the assignment's ``notebooks`` itself (a single student's folder)."""
     class_dir = Path(class_dir)
     if not class_dir.is_dir():
         kind = "a file" if class_dir.exists() else "not found"
@@ -106,10 +108,10 @@ def discover(class_dir: Path, assignment: str = "", notebooks: tuple[str, ...] =
         else:
             students.append(entry)
     if notebooks:
-        # A student's own layouts: the notebooks in the folder, or in its <assignment>/ folder.
-        places = [p for p in (class_dir, class_dir / assignment) if p.is_dir()]
-        own = [found.path for place in places for nb in notebooks
-               if (found := find_notebook(place, assignment, nb, depth=0)) is not None]
+        # A notebook lying in the class folder itself is a student's file, not a student. A
+        # folder in it is a student whatever its name: one named like the assignment (as
+        # nbgrader's layout names a student's inner folder) is a student with that id.
+        own = [found.path for nb in notebooks if (found := find_notebook(class_dir, assignment, nb, depth=0))]
         if own:
             raise ClassFolderError(
                 f"{class_dir} looks like a single student's folder (it holds {own[0].relative_to(class_dir)}); "
@@ -129,17 +131,26 @@ def student_id(folder: Path) -> str:
 
 
 def load_submission(folder: Path, assignment: str, notebooks: tuple[str, ...],
-                    written: dict[str, tuple[str, ...]] | None = None) -> Submission:
+                    written: dict[str, tuple[str, ...]] | None = None,
+                    marks: tuple[NotebookMarks, ...] = ()) -> Submission:
     """A student's submission; ``folder`` lies in the class folder, which is trusted as given.
-    ``written``: a notebook's written answers' ids, read from it as well."""
+    ``written``: a notebook's written answers' ids, read from it as well. ``marks``: what tells
+    the notebooks apart by content (``grader.submissions.recognise``), for a notebook whose
+    file is found by no name the rule allows, or is the release untouched beside the work."""
     folder = Path(folder)
     if _is_link(folder):
         why = f"the student's folder {folder.name} is a symbolic link: not read; submit the files themselves"
         return Submission(student_id(folder), folder, tuple(SourceFile(nb, None, (), why) for nb in notebooks))
-    files = tuple(_load_notebook(folder, assignment, nb, (written or {}).get(nb, ())) for nb in notebooks)
+    by_name = {nb: find_notebook(folder, assignment, nb) for nb in notebooks}
+    found: dict[str, Found | Recognised | None] = dict(by_name)
+    if marks:
+        named = {nb: file.path for nb, file in by_name.items() if file is not None}
+        others = [p for p in _files(folder, 2) if p.suffix.lower() in (".ipynb", ".py") and p not in named.values()]
+        found.update(recognise(folder, others, named, marks) if others else {})
+    files = tuple(_load_notebook(folder, nb, found[nb], (written or {}).get(nb, ())) for nb in notebooks)
     if files and all(f.path is None for f in files):  # nothing found: say what was there instead
         held = _holds(folder)
-        files = tuple(replace(f, problem=f"{f.problem} ({held})") for f in files)
+        files = tuple(replace(f, problem=f"{f.problem} ({held})") if found[f.notebook] is None else f for f in files)
     return Submission(student=student_id(folder), folder=folder, files=files)
 
 
@@ -199,7 +210,7 @@ def find_notebook(folder: Path, assignment: str, notebook: str, depth: int = 2) 
         found = [f for f in found if f[4]]
     # A single file is taken as it is, without reading it here; past a few, reading them all
     # would let an upload of many large copies cost the trusted process what it likes.
-    several = 1 < len(found) <= _MAX_READ
+    several = 1 < len(found) <= MAX_READ
     candidates = sorted(
         ((stubs_left(path, folder) if several else 0, not exact, path.parent not in expected,
           len(path.relative_to(folder).parts), suffix != ".ipynb", -mtime, str(path)), path)
@@ -221,8 +232,6 @@ def find_notebook(folder: Path, assignment: str, notebook: str, depth: int = 2) 
         reasons.append(f"passed over {', '.join(passed)}")
     return Found(best, f"graded {rel}: {'; '.join(reasons)}" if reasons else None)
 
-
-_MAX_READ = 16  # candidate files read to count their unanswered stubs
 
 # A released exercise still unanswered: nbgrader's stub for a solution region.
 _STUB = re.compile(r"#[ \t]*YOUR CODE HERE[ \t]*\r?\n[ \t]*raise NotImplementedError\b")
@@ -289,10 +298,10 @@ def _files(folder: Path, depth: int) -> list[Path]:
     return found
 
 
-def _load_notebook(folder: Path, assignment: str, notebook: str, questions: tuple[str, ...] = ()) -> SourceFile:
-    found = find_notebook(folder, assignment, notebook)
-    if found is None:
-        return SourceFile(notebook, None, (), f"{notebook}.ipynb was not submitted")
+def _load_notebook(folder: Path, notebook: str, found: Found | Recognised | None,
+                   questions: tuple[str, ...] = ()) -> SourceFile:
+    if found is None or found.path is None:
+        return SourceFile(notebook, None, (), found.note if found else f"{notebook}.ipynb was not submitted")
     rel = str(found.path.relative_to(folder))
     try:
         cells, answers = read_source(found.path, folder.parent, questions)

@@ -121,3 +121,32 @@ def test_a_download_folders_file_is_copied_as_it_is_opened_never_through_a_link(
     with pytest.raises(DownloadError, match="ada_123_456_attention_numpy.ipynb is a symbolic link: not read"):
         _copy_plain(root / "ada_123_456_attention_numpy.ipynb", root, tmp_path / "copy.ipynb")
     assert not (tmp_path / "copy.ipynb").exists()
+
+
+def test_an_upload_named_as_no_notebook_is_kept_under_its_own_name_for_the_grading_to_recognise(tmp_path: Path):
+    download = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(download, "w") as archive:
+        for name, text in {
+            "lovelaceada_11_100_Attention_Numpy_final.ipynb": "ada numpy",
+            "lovelaceada_11_101_attention torch.ipynb": "ada torch, first",
+            "lovelaceada_11_102_attention torch.ipynb": "ada torch, again",
+            "lovelaceada_11_106_final.ipynb": "final, first",
+            "lovelaceada_11_107_final-1.ipynb": "final, uploaded again",
+            "lovelaceada_11_108_part-1.py": "part one",
+            "lovelaceada_11_109_part-2.py": "part two",
+            "lovelaceada_11_103_notes.txt": "not a notebook",
+            "lovelaceada_11_104_.hidden.py": "hidden",
+            f"lovelaceada_11_105_{'x' * 300}.py": "a name too long to keep",
+        }.items():
+            archive.writestr(name, text)
+    with class_folder(download, NOTEBOOKS) as (folder, lms):
+        assert files(folder) == {"lovelaceada_11/Attention_Numpy_final.ipynb": "ada numpy",
+                                 "lovelaceada_11/attention torch.ipynb": "ada torch, again",
+                                 "lovelaceada_11/final.ipynb": "final, uploaded again",  # Canvas's "-1"
+                                 "lovelaceada_11/part-1.py": "part one", "lovelaceada_11/part-2.py": "part two"}
+        assert lms is not None
+        notes = "\n".join(lms.notes)
+        assert "lovelaceada_11: notes.txt is none of the notebooks" in notes
+        assert "lovelaceada_11: .hidden.py is none of the notebooks" in notes
+        assert f"lovelaceada_11: {'x' * 300}.py could not be kept (File name too long); not graded" in notes
+        assert "Attention_Numpy_final" not in notes  # the grading says which notebook it was taken for

@@ -1,4 +1,5 @@
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -45,13 +46,24 @@ def test_an_empty_class_is_an_error_naming_the_fix(tmp_path: Path):
         discover(tmp_path, "attention", NOTEBOOKS)
 
 
-@pytest.mark.parametrize("where", ["attention_numpy.ipynb", "attention/attention_torch.py"])
+@pytest.mark.parametrize("where", ["attention_numpy.ipynb", "Attention_Numpy (1).ipynb", "attention_torch.py"])
 def test_a_single_students_folder_given_as_the_class_is_an_error(tmp_path: Path, where: str):
     (tmp_path / where).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / where).write_text(notebook("x = 1"))
     (tmp_path / "other").mkdir()
-    with pytest.raises(ClassFolderError, match=f"looks like a single student's folder .it holds {where}"):
+    with pytest.raises(ClassFolderError, match=f"looks like a single student.s folder .it holds {re.escape(where)}"):
         discover(tmp_path, "attention", NOTEBOOKS)
+
+
+def test_a_folder_is_a_student_whatever_its_id(tmp_path: Path):
+    # An id is data: a student named like the assignment (nbgrader's inner folder), like a
+    # course's folders or like a notebook is a student, the notebooks in it its own.
+    ids = ["attention", "submitted", "source", "attention_numpy", "attention_torch.ipynb"]
+    for student in ids:
+        (tmp_path / student).mkdir()
+        (tmp_path / student / "attention_numpy.ipynb").write_text(notebook("x = 1"))
+    found = discover(tmp_path, "attention", NOTEBOOKS)
+    assert [p.name for p in found.students] == sorted(ids) and found.skipped == ()
 
 
 @pytest.mark.parametrize("path, note", [
