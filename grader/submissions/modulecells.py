@@ -10,6 +10,7 @@ import re
 MAX_SPLIT_CHARS = 1024 * 1024  # a larger .py file runs as one cell (real ones are some 20 KB)
 
 _CELL_MARK = re.compile(r"#\s*%%")  # a ``# %%`` cell, as in VS Code, Spyder and jupytext
+_ANY_CELL_MARK = re.compile(r"^#[^\S\n]*%%", re.MULTILINE)  # the same at a line's start, in the whole text at once
 
 
 def module_cells(text: str) -> list[tuple[int, str, str]]:
@@ -23,7 +24,7 @@ def module_cells(text: str) -> list[tuple[int, str, str]]:
         return [(1, text, "")]
     lines = [line + "\n" for line in text.split("\n")]
     lines[-1] = lines[-1][:-1]
-    if any(_CELL_MARK.match(line) for line in lines):
+    if _ANY_CELL_MARK.search(text):
         starts = [0] + [i for i, line in enumerate(lines) if _CELL_MARK.match(line)]
         bounds = list(zip(starts, starts[1:] + [len(lines)], strict=True))
         future = _future_imports(_parsed_whole(text) if "__future__" in text else None)
@@ -33,14 +34,14 @@ def module_cells(text: str) -> list[tuple[int, str, str]]:
     pieces = [(a, lines[a:b]) for a, b in _at_most(bounds, len(lines))]
     cells: list[tuple[int, str, str]] = []
     for start, piece in pieces:
-        body = [line for line in piece if line.strip() and not _CELL_MARK.match(line)]
-        if not body:
+        label = next((line for line in piece if line.strip() and not _CELL_MARK.match(line)), None)
+        if label is None:
             continue
         if future and start > 0:  # the file's __future__ imports hold for every statement
             source = future + "\n" * start + "".join(piece)
         else:
             source = "\n" * start + "".join(piece)
-        cells.append((start + 1, source, body[0]))
+        cells.append((start + 1, source, label))
     return cells
 
 
@@ -65,10 +66,12 @@ def _statements(lines: list[str]) -> tuple[list[tuple[int, int]], ast.Module | N
             tree = ast.parse(text)
         except SyntaxError as exc:
             error = min(max((exc.lineno or 1) - 1, 0), len(rest) - 1)
-            first = max((i for i in range(error + 1) if _top_level(rest[i])), default=0)
+            # Looked for from the error outwards (next, not max or min, which read every line):
+            # a scan of all the lines per error held the worker for seconds.
+            first = next((i for i in range(error, -1, -1) if _top_level(rest[i])), 0)
             while first > 0 and rest[first - 1].startswith("@"):
                 first -= 1
-            end = min((i for i in range(error + 1, len(rest)) if _top_level(rest[i])), default=len(rest))
+            end = next((i for i in range(error + 1, len(rest)) if _top_level(rest[i])), len(rest))
             head_text = "".join(rest[:first])
             head = _parsed(head_text, offset) if len(head_text) <= budget else None
             budget -= len(head_text) if len(head_text) <= budget else 0
