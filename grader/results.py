@@ -38,6 +38,9 @@ class Diagnosis:
 
 
 Table = tuple[tuple[float | None, ...], ...]  # rows of numbers; None for NaN or infinite
+# A picture's table has at most this many rows, columns and entries: the worker draws no larger
+# answer (it describes it), and a page draws no larger table, whatever a result says.
+PICTURE_ENTRIES = 4096
 
 
 def _table(rows: list[list[float | None]]) -> Table:

@@ -9,17 +9,16 @@ checks is shown.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..results import Picture, Table
+from ..results import PICTURE_ENTRIES, Picture, Table
 from .base import CheckFailed, Trial, as_array, close_mask
 
 KINDS = ("weights", "mask", "table")
-# A picture is for a small example: a reply larger than this is described, not drawn.
-MAX_ENTRIES = 4096
 
 
 def picture(t: Trial, title: str, kind: str, expected: Any, answer: Callable[[], Any], *,
@@ -30,7 +29,7 @@ def picture(t: Trial, title: str, kind: str, expected: Any, answer: Callable[[],
     without the student's table that says why."""
     assert kind in KINDS, kind
     want = np.asarray(expected, dtype=np.float64)
-    assert want.ndim == 2, "a picture is a 2-D table"
+    assert want.ndim == 2 and _fits(want.shape), "a picture is a 2-D table of a small example"
 
     def without(note: str) -> Picture:
         return Picture(title, kind, _table(want), None, (), note, rows, columns)
@@ -41,7 +40,7 @@ def picture(t: Trial, title: str, kind: str, expected: Any, answer: Callable[[],
         return without(failed.message)
     if got.dtype.kind not in "fiub":
         return without(f"{title} has dtype {got.dtype}, not numbers")
-    if got.ndim != 2 or got.size > max(MAX_ENTRIES, want.size):
+    if got.ndim != 2 or not _fits(got.shape):  # each side too: 10**7 rows of none are no entries
         return without(f"{title} has shape {tuple(got.shape)}, expected {tuple(want.shape)}")
     note = "" if got.shape == want.shape else f"shape {tuple(got.shape)}, expected {tuple(want.shape)}"
     wrong: tuple[tuple[int, int], ...] = ()
@@ -49,6 +48,12 @@ def picture(t: Trial, title: str, kind: str, expected: Any, answer: Callable[[],
         ok = (got.astype(bool) == want.astype(bool)) if kind == "mask" else close_mask(t, got, want)
         wrong = tuple((int(i), int(j)) for i, j in np.argwhere(~ok))
     return Picture(title, kind, _table(want), _table(got), wrong, note, rows, columns)
+
+
+def _fits(shape: tuple[int, ...]) -> bool:
+    """Whether a table of ``shape`` is small enough to draw: its rows, its columns and its
+    entries each at most ``PICTURE_ENTRIES`` (a row costs a worker and the page as an entry does)."""
+    return max(shape, default=0) <= PICTURE_ENTRIES and math.prod(shape) <= PICTURE_ENTRIES
 
 
 def _table(values: np.ndarray) -> Table:

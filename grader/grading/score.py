@@ -2,8 +2,9 @@
 
 Each notebook of the submission is loaded in a runner (``grader.runners.protocol``); each item's
 checks, looked up in the bundle's own registry, call into it. A crash or a hang costs the
-item it happens in, and a fresh runner grades the rest. With ``examples``, the public example
-of each item (``Registry.example``) runs after the notebook's checks, for the pictures.
+item it happens in, and a fresh runner grades the rest, within a budget of reloads per
+student (``Loads``). With ``examples``, the public example of each item
+(``Registry.example``) runs after the notebook's checks, for the pictures.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import re
 import time
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from time import monotonic
 
 from ..assignment.bundle import Bundle
 from ..assignment.config import Item
@@ -44,9 +46,10 @@ def grade_submission(
     assignment = bundle.assignment
     items: list[ItemResult] = []
     notebooks: list[NotebookResult] = []
+    loads = Loads(open_runner, assignment.limits.load_seconds)
     for source in submission.files:
         nb_items = assignment.items_of(source.notebook)
-        report, results = _grade_notebook(source, nb_items, bundle.checks, seed, open_runner, examples, diagnose,
+        report, results = _grade_notebook(source, nb_items, bundle.checks, seed, loads, examples, diagnose,
                                           behaviour, code)
         notebooks.append(report)
         items.extend(results)
@@ -64,6 +67,40 @@ def grade_submission(
     )
 
 
+@dataclass
+class Loads:
+    """A student's notebooks loaded by ``open_runner``: the first load of each as it comes,
+    every later one (after a crash, a hang or threads left running) from one budget for the
+    whole submission. Those reloads may take ``seconds`` (``limits.load_seconds``) together, and
+    the one that crosses it is the last, so they cost a student at most twice that. Past it,
+    the items still to grade are not graded and say why; the ones graded keep their points. A
+    notebook that loaded in 13.5 s with every function crashing took 137.5 s without it."""
+
+    open_runner: RunnerFactory
+    seconds: float
+    spent: float = 0.0
+    count: int = 0
+
+    def again(self, source: SourceFile) -> Runner | None:
+        """A fresh copy of ``source``'s notebook, or None once the reloads' budget is spent."""
+        if self.spent >= self.seconds:
+            return None
+        started = monotonic()
+        runner = self.open_runner(source)
+        self.charge(monotonic() - started)
+        return runner
+
+    def charge(self, seconds: float) -> None:
+        self.count += 1
+        self.spent += seconds
+
+    @property
+    def why(self) -> str:
+        return (f"not graded: this submission's notebooks were loaded again {self.count} time(s) after crashes, "
+                f"hangs or threads left running, {self.spent:.1f} s in all, past the {self.seconds:g} s that "
+                "those reloads get together (limits.load_seconds)")
+
+
 def written_answers(submission: Submission, bundle: Bundle) -> tuple[WrittenRow, ...]:
     """The submission's answer to each written question, as read, none graded yet (the run
     merges the marks: ``grader.written.merge``)."""
@@ -77,14 +114,14 @@ def written_answers(submission: Submission, bundle: Bundle) -> tuple[WrittenRow,
 
 
 def _grade_notebook(
-    source: SourceFile, items: Sequence[Item], checks: Registry, seed: int, open_runner: RunnerFactory,
+    source: SourceFile, items: Sequence[Item], checks: Registry, seed: int, loads: Loads,
     examples: bool, diagnose: Diagnose | None, behaviour: bool, code: bool,
 ) -> tuple[NotebookResult, list[ItemResult]]:
     if source.problem is not None:
         report = NotebookResult(source.notebook, source.path, source.problem, (), "", source.note)
         return report, [zero_item(item, source.problem) for item in items]
     evidence = _code(source, items) if code else None
-    first = open_runner(source)
+    first = loads.open_runner(source)
     runner: Runner | None = first
     load = first.load
     labels = {cell.number: cell.label for cell in source.cells}
@@ -95,20 +132,27 @@ def _grade_notebook(
     results = []
     for item in items:
         if runner is None:
-            runner = open_runner(source)  # the previous item's crash or hang took the last copy
+            runner = loads.again(source)  # the previous item's crash or hang took the last copy
+            if runner is None:
+                results.append(zero_item(item, loads.why))
+                continue
         if runner.load.stopped:  # no copy of the notebook waits for those cells again
             source = replace(source, cells=tuple(c for c in source.cells if c.number not in runner.load.stopped))
         if runner.load.failure is not None:
             results.append(zero_item(item, runner.load.failure))
             continue
+        loaded, started = runner.load, monotonic()
         result, alive = run_item(item, runner, seed, checks, diagnose, behaviour)
         results.append(result)
+        if alive and runner.load is not loaded:  # the runner loaded a fresh copy at the item's end
+            loads.charge(monotonic() - started)  # with the item: the runner times neither apart
+            alive = loads.spent < loads.seconds  # past the budget, the copy it crossed it with is the last
         if not alive:
             runner.close()
             runner = None
     if examples and results:
-        runner = runner or open_runner(source)
-        if runner.load.failure is None:
+        runner = runner or loads.again(source)
+        if runner is not None and runner.load.failure is None:
             results = run_examples(results, items, runner, seed, checks)
     if runner is not None:
         runner.close()

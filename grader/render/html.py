@@ -13,10 +13,11 @@ from __future__ import annotations
 import functools
 import html
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
-from ..results import Picture, Table
+from ..results import PICTURE_ENTRIES, Picture, Table
 
 STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 62em; padding: 0 1em; color: #222; }
@@ -67,6 +68,11 @@ def picture_figure(p: Picture, uid: str) -> str:
     """The student's table beside the expected one as inline SVG, the student's wrong entries
     outlined in red, and a caption that says in words what differs. ``uid``: an id unique in
     the page (for the colour scale's gradient)."""
+    bounded = _bounded(p)
+    if bounded is None:
+        return f'<figure class="picture"><figcaption><code>{esc(p.title)}</code>: too large to draw</figcaption>' \
+               "</figure>"
+    p = bounded
     expected = _array(p.expected)
     student = _array(p.student) if p.student is not None else None
     rows, cols, cw, ch = _layout(p)
@@ -94,6 +100,30 @@ def picture_figure(p: Picture, uid: str) -> str:
            + "".join(panels) + legend + "</svg>")
     return (f'<figure class="picture">{svg}<figcaption><code>{esc(p.title)}</code>: '
             f"{esc(describe(p))}</figcaption></figure>")
+
+
+def _bounded(p: Picture) -> Picture | None:
+    """``p`` as it may be drawn, whatever its result claims: None where the expected table is
+    larger than a picture's (``PICTURE_ENTRIES``), without the student's table where that one
+    is, and with only the wrong entries inside both tables. A page's work then follows from
+    ``PICTURE_ENTRIES``, not from what a result holds."""
+    if not _fits(p.expected):
+        return None
+    if p.student is not None and not _fits(p.student):
+        return replace(p, student=None, wrong=(), note="your table is too large to draw")
+    rows, cols = len(p.expected), len(p.expected[0]) if p.expected else 0
+    if p.student is None or (len(p.student), len(p.student[0]) if p.student else 0) != (rows, cols):
+        return replace(p, wrong=()) if p.wrong else p
+    wrong = tuple((i, j) for i, j in p.wrong[:PICTURE_ENTRIES] if 0 <= i < rows and 0 <= j < cols)
+    return p if wrong == p.wrong else replace(p, wrong=wrong)
+
+
+def _fits(rows: Table) -> bool:
+    """A table of at most ``PICTURE_ENTRIES`` rows and entries, each row as long as the first:
+    counted from the lengths, before anything is built."""
+    width = len(rows[0]) if rows else 0
+    return (len(rows) <= PICTURE_ENTRIES and len(rows) * width <= PICTURE_ENTRIES
+            and all(len(row) == width for row in rows))
 
 
 def _layout(p: Picture) -> tuple[int, int, int, int]:

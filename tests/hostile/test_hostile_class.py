@@ -950,14 +950,15 @@ def hostile_leftovers() -> list[str]:
     return found
 
 
-def start(class_dir: Path, out: Path, assignment: Path) -> tuple[subprocess.Popen[str], float]:
-    """Start grading ``class_dir`` with the real CLI (output to files beside ``out``)."""
+def start(class_dir: Path, out: Path, assignment: Path, *options: str,
+          cli: tuple[str, ...] = ("-m", "grader")) -> tuple[subprocess.Popen[str], float]:
+    """Start grading ``class_dir`` with the real CLI (output to files beside ``out``), with
+    more ``options``; ``cli``: how the interpreter is told to run it."""
     logs = out.parent / f"{out.name}.log"
     proc = subprocess.Popen(
         [
             sys.executable,
-            "-m",
-            "grader",
+            *cli,
             "grade",
             str(class_dir),
             "--out",
@@ -969,6 +970,7 @@ def start(class_dir: Path, out: Path, assignment: Path) -> tuple[subprocess.Pope
             "--no-progress",
             "--assignment",
             str(assignment),
+            *options,
         ],
         stdout=open(logs, "w"),
         stderr=subprocess.STDOUT,
@@ -1296,6 +1298,86 @@ def test_a_reply_over_the_limit_costs_only_its_item_and_is_never_read(corpus):
     assert limit in softmax["checks"][0]["message"], softmax["checks"][0]["message"]
     # Refused from its header: the student's whole grading costs about what an honest one does.
     assert result["seconds"] < 2 * LOAD_SECONDS + ITEM_SECONDS, result["seconds"]
+
+
+# ---- trusted work bounded by the limits, not by what arrives (#53) ---------------------------
+# A class of its own, graded with the HTML pages beside its honest classmates' class, each run's
+# main process and the processes under it measured (their peak RSS, from getrusage at its end).
+# causal_mask's 10**7 rows of no columns are no entries: drawn, they made 2.2 GB of rows in the
+# worker and the main process. A 2 s load with every function crashing was loaded again for
+# each item. A 1 MB .py of unclosed brackets was parsed 21 times (2 to 6 s of the worker).
+MASK_BOMB = """
+def causal_mask(seq_len):
+    return np.zeros((10**7, 0), dtype=bool)
+"""
+RELOAD_BOMB = """
+import os as _os, time as _time
+_time.sleep(2)
+
+def _crash(*args, **kwargs):
+    _os._exit(1)
+
+for _name in @@ITEMS@@:
+    globals()[_name] = _crash
+"""
+HOSTILE_WORK = {
+    "mask_bomb": Student(appended(MASK_BOMB), TORCH, control=dict.fromkeys(NUMPY_ITEMS, MASK_BOMB)),
+    "reload_bomb": Student(appended(RELOAD_BOMB.replace("@@ITEMS@@", repr(NUMPY_ITEMS))), TORCH, zero=NUMPY_ITEMS),
+    "bracket_bomb": Student("(\n" * 500_000, TORCH, zero=NUMPY_ITEMS),
+}
+PEAK_MB = 1536  # no trusted process of the run grows past 1.5 GB
+MEASURED = """import json, resource, sys
+from grader.cli import main
+status = main(sys.argv[2:])
+peaks = {who: resource.getrusage(which).ru_maxrss // 1024
+         for who, which in (("main", resource.RUSAGE_SELF), ("under it", resource.RUSAGE_CHILDREN))}
+open(sys.argv[1], "w").write(json.dumps(peaks))
+sys.exit(status)
+"""
+
+
+@dataclass
+class Measured:
+    hostile: Run
+    honest: Run
+    peaks: dict[str, dict[str, int]]  # run -> process -> MB
+
+
+@pytest.fixture(scope="module")
+def measured(corpus: Corpus) -> Measured:
+    tmp = corpus.class_dir.parent / "work"
+    write_class(tmp / "class", {**HONEST, **HOSTILE_WORK}, {})
+    write_class(tmp / "honest_class", HONEST, {})
+    runs = {}
+    with runs_adopted():
+        for name in ("class", "honest_class"):
+            runs[name] = start(tmp / name, tmp / f"{name}_out", corpus.class_dir.parent / "assignment.yaml",
+                               "--format", "csv,json,html", cli=("-c", MEASURED, str(tmp / f"{name}.peaks")))
+    done = {name: finish(started, tmp / f"{name}_out") for name, started in runs.items()}
+    peaks = {name: json.loads((tmp / f"{name}.peaks").read_text()) for name in runs}
+    return Measured(done["class"], done["honest_class"], peaks)
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_WORK))
+def test_work_the_limits_bound_costs_each_student_exactly_its_grade(corpus, measured, name):
+    got, want = measured.hostile.grades[name], expected(corpus, HOSTILE_WORK[name])
+    assert {item: got[item] for item in want} == want
+    for honest in HONEST:
+        assert measured.hostile.lines[honest] == measured.honest.lines[honest], honest
+
+
+def test_no_trusted_process_grows_past_its_budget_and_the_run_stays_quick(measured):
+    assert all(mb < PEAK_MB for run in measured.peaks.values() for mb in run.values()), measured.peaks
+    assert measured.hostile.seconds < 2 * measured.honest.seconds, (measured.hostile.seconds, measured.honest.seconds)
+    results = measured.hostile.results
+    pictured = next(i for i in results["mask_bomb"]["items"] if i["name"] == "causal_mask")["examples"][0]
+    assert pictured["student"] is None and "(10000000, 0)" in pictured["note"]
+    assert (measured.hostile.out / "feedback" / "mask_bomb.html").stat().st_size < 1 << 20
+    last = next(i for i in results["reload_bomb"]["items"] if i["name"] == NUMPY_ITEMS[-1])
+    assert last["error"].startswith("not graded: this submission's notebooks were loaded again")
+    honest = results["honest_ref"]["seconds"]
+    assert results["reload_bomb"]["seconds"] < honest + 3 * LOAD_SECONDS, (results["reload_bomb"]["seconds"], honest)
+    assert results["bracket_bomb"]["seconds"] < honest + 2 * LOAD_SECONDS, (results["bracket_bomb"]["seconds"], honest)
 
 
 def test_the_run_stays_quick_and_names_its_rung(corpus):
