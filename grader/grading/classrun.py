@@ -192,7 +192,7 @@ def grade_class(
     progress: Callable[[int, int], None] | None = None,
     diagnose: bool = True,
     written: Sequence[Path] = (),
-    held_marks: tuple[Sequence[Mark], Path] = ((), Path()),
+    held_marks: tuple[Sequence[Mark], Path] | None = None,
     log: Callable[[str], None] = _stderr,
 ) -> RunOutcome:
     """Grade every student folder of ``class_dir`` against the bundle at ``assignment_path``
@@ -205,7 +205,8 @@ def grade_class(
     ``diagnose=False`` names no known mistakes (``grader.diagnosis.diagnose``). ``written``:
     files of marks of the written answers (``grader.written.marks``), merged over the marks
     ``held_marks`` names with the file they are held in (nbgrader's gradebook), and those over the
-    ones the output folder's written.csv holds."""
+    ones the output folder's written.csv holds; a platform that holds marks is their record, so
+    its marks replace that file's (a mark cleared there is cleared here)."""
     class_dir, out_dir = Path(class_dir).resolve(), Path(out_dir).resolve()
     if out_dir == class_dir or class_dir in out_dir.parents:
         raise ValueError(f"{out_dir}: the output folder must not be inside the class folder {class_dir}")
@@ -267,13 +268,15 @@ class _ClassPlan:
 
 
 def _marks(files: Sequence[Path], out_dir: Path, assignment: Assignment, students: set[str],
-           held: tuple[Sequence[Mark], Path]) -> Marks | None:
+           held: tuple[Sequence[Mark], Path] | None) -> Marks | None:
     """The marks to merge, read and checked before anything runs."""
     if not assignment.written:
         if files:
             raise WrittenError(f"--written {files[0]}: the assignment {assignment.name} has no written answers")
         return None
-    return read_marks(files, out_dir / "written.csv", assignment, students, *held)
+    if held is None:
+        return read_marks(files, out_dir / "written.csv", assignment, students)
+    return read_marks(files, None, assignment, students, *held)
 
 
 def _grade_class(bundle: Bundle, workers: Workers, plan: _ClassPlan, progress: Callable[[int, int], None] | None,
@@ -296,10 +299,15 @@ def _grade_class(bundle: Bundle, workers: Workers, plan: _ClassPlan, progress: C
         for output in reporters_and_stages:
             output.start(bundle, info)
         for done, result in enumerate(grade(run, folders, log), start=1):
+            for stage in plan.stages:  # the checks' own scores: what a platform records as automatic ...
+                stage.add(result)
+                # ... and the scores a grader set there, which win in every other output (nbgrader's gradebook)
+                result = getattr(stage, "held", lambda same: same)(result)
             if plan.marks is not None:
                 result = merge(result, plan.marks)
             for output in reporters_and_stages:
-                output.add(result)
+                if output not in plan.stages:
+                    output.add(result)
             tally.add(result)
             if progress is not None:
                 progress(done, len(folders))

@@ -30,11 +30,16 @@ def grade_course(course_dir: Path, assignment_path: Path, *, assignment_id: str 
     require_extra("nbgrader", "course", "--nbgrader")
     from ..grading.classrun import grade_class
 
+    if options.get("written"):  # marks merged here only would be taken back by the next regrade
+        raise ValueError(f"grade: --written goes with a class folder; with --nbgrader the gradebook is the record: "
+                         f"grade the written answers in formgrader (not {options['written'][0]})")
+
     bundle = load_bundle(assignment_path)
     course = open_course(course_dir, assignment_id or bundle.name)
     gradebook = NbgraderGradebook(course)
     gradebook.check(bundle)  # a course that does not match the bundle is told before anything runs
-    # formgrader's manual scores count in every output of ours, as in nbgrader export's totals.
+    # formgrader's manual scores count in every output of ours, as in nbgrader export's totals; they
+    # replace the output folder's written.csv, so that a score cleared there awaits a grader here.
     held = marks_from_gradebook(course, bundle.assignment), Path(course.db_url.removeprefix("sqlite:///"))
     out = out if out is not None else course.root / "grader-reports" / course.assignment_id
     with class_view(course) as view:
