@@ -12,7 +12,7 @@ from ..assignment.bundle import load_bundle
 from ..extras import require_extra
 from .course import class_view, open_course
 from .gradebook import NbgraderGradebook
-from .manual import marks_from_gradebook
+from .manual import check_typed_marks, marks_from_gradebook
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,7 @@ def grade_course(course_dir: Path, assignment_path: Path, *, assignment_id: str 
     # replace the output folder's written.csv, so that a score cleared there awaits a grader here.
     held = marks_from_gradebook(course, bundle.assignment), Path(course.db_url.removeprefix("sqlite:///"))
     out = out if out is not None else course.root / "grader-reports" / course.assignment_id
+    check_typed_marks(course, bundle.assignment, out, held[0])
     with class_view(course) as view:
         # The course holds the solutions (source/) and every student's work: no sandbox sees it.
         run = grade_class(view, out, assignment_path=assignment_path, stages=[gradebook], hide=[course.root],

@@ -153,3 +153,20 @@ def test_written_marks_beside_nbgrader_are_refused_in_one_line(course: Path, gra
     refused = run(course, "--written", str(marks))
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
     assert "formgrader" in refused.stderr and (course / "gradebook.db").read_bytes() == gradebook
+
+
+def test_a_mark_typed_into_written_csv_is_not_lost_silently(course: Path, graded):
+    assert graded.returncode == 0, graded.stderr
+    path = course / "out" / "written.csv"
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    row = next(r for r in rows if r["student"] == "carol" and r["question"] == QUESTIONS[0])
+    row["points"] = "0.5"  # no grader gave this one in formgrader
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    refused = run(course)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert "written.csv: row" in refused.stderr and "formgrader" in refused.stderr
+    assert "0.5" in path.read_text(encoding="utf-8")  # kept until the instructor moves it
