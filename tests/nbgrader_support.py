@@ -152,11 +152,12 @@ def find_grade(course: Path, student: str, cell: str, notebook: str = NUMPY) -> 
 
 
 def set_manual(course: Path, student: str, cell: str, score: float | None, comment: str | None = None,
-               notebook: str = NUMPY) -> None:
-    """A score (None: cleared) and a comment saved as formgrader's page saves them: its API's handlers."""
+               notebook: str = NUMPY, extra_credit: float | None = None) -> None:
+    """A score (None: cleared), its extra credit and a comment saved as formgrader's page saves
+    them: its API's handlers."""
     from nbgrader.server_extensions.formgrader.apihandlers import CommentHandler, GradeHandler
 
     row = find_grade(course, student, cell, notebook)
-    call(GradeHandler.put, handler(course, {"manual_score": score, "extra_credit": None}), row["id"])
+    call(GradeHandler.put, handler(course, {"manual_score": score, "extra_credit": extra_credit}), row["id"])
     if comment is not None:
         call(CommentHandler.put, handler(course, {"manual_comment": comment}), row["comment_id"])

@@ -138,7 +138,7 @@ def build_notebook(course: Course, student: str, notebook: str, written: tuple[s
         trimmed = _trimmed(json.loads(data.decode("utf-8")))
         if trimmed is None:
             return None
-        nb = nbformat.from_dict(trimmed)
+        nb = nbformat.reads(json.dumps(trimmed), as_version=4)  # nbformat's own reading, of what was kept
         nbformat.validate(nb)
     except Refused:
         return None

@@ -125,7 +125,7 @@ def test_a_test_cell_carries_why_its_item_lost_points(course: Path, graded):
 def test_formgraders_edits_are_the_record_and_the_totals_agree_after_each(course: Path, graded):
     assert graded.returncode == 0, graded.stderr
     item = next(i for i in BUNDLE.assignment.items if i.name == "softmax")
-    set_manual(course, "carol", "test_softmax", item.points)  # override
+    set_manual(course, "carol", "test_softmax", item.points - 0.5, extra_credit=0.5)  # an override
     set_manual(course, "carol", QUESTIONS[0], 2.0, "good")
     before = carol(course)["score"]
     assert run(course).returncode == 0
