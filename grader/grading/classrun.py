@@ -194,7 +194,7 @@ def grade_class(
     progress: Callable[[int, int], None] | None = None,
     diagnose: bool = True,
     written: Sequence[Path] = (),
-    held_marks: tuple[Sequence[Mark], Path] = ((), Path()),
+    held_marks: tuple[Sequence[Mark], Path] | None = None,
     wait: bool = False,
     log: Callable[[str], None] = _stderr,
 ) -> RunOutcome:
@@ -211,7 +211,8 @@ def grade_class(
     files of marks of the written answers (``grader.written.marks``), merged over the marks
     ``held_marks`` names with the file they are held in (nbgrader's gradebook), and those over the
     ones the output folder's written.csv holds, as it is when the class is written (marks typed
-    there during the run count, ``grader.grading.writeout``)."""
+    there during the run count, ``grader.grading.writeout``); a platform that holds marks is their
+    record, so its marks replace that file's (a mark cleared there is cleared here)."""
     class_dir, out_dir = Path(class_dir).resolve(), Path(out_dir).resolve()
     if out_dir == class_dir or class_dir in out_dir.parents:
         raise ValueError(f"{out_dir}: the output folder must not be inside the class folder {class_dir}")
@@ -276,14 +277,17 @@ class _ClassPlan:
 
 
 def _marks(files: Sequence[Path], out_dir: Path, assignment: Assignment, students: set[str],
-           held: tuple[Sequence[Mark], Path]) -> LiveMarks | None:
+           held: tuple[Sequence[Mark], Path] | None) -> LiveMarks | None:
     """The marks to merge, read and checked before anything runs (and read again as the class
     is written, where the output folder's written.csv changed meanwhile)."""
     if not assignment.written:
         if files:
             raise WrittenError(f"--written {files[0]}: the assignment {assignment.name} has no written answers")
         return None
-    marks = LiveMarks(files, out_dir / "written.csv", assignment, students, *held)
+    if held is None:
+        marks = LiveMarks(files, out_dir / "written.csv", assignment, students)
+    else:
+        marks = LiveMarks(files, None, assignment, students, *held)
     marks.current()
     return marks
 

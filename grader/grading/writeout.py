@@ -1,6 +1,6 @@
 """A graded class written into the run's staged folder: each result merged with the written
 answers' marks, then fed to the comparison with the earlier run, the reporters, the written
-answers' outputs, and last the stages (nbgrader's gradebook).
+answers' outputs, and last the stages (nbgrader's gradebook), which record them as graded.
 
 The marks are those of the output folder's written.csv as it is when the class is written, not
 as it was when the run began: a person may type marks into it while the run goes on, and none
@@ -51,7 +51,12 @@ class WrittenOut:
 
 
 def write_out(bundle: Bundle, info: RunInfo, results: Sequence[SubmissionResult], target: Target) -> WrittenOut:
-    """``results`` (as graded: without marks) written to ``target``."""
+    """``results`` (as graded: without marks) written to ``target``. The stages record them as
+    graded; every other output gets them as the stages hold them (a score a grader set in
+    nbgrader's gradebook wins), with the marks."""
+    graded = tuple(results)
+    for stage in target.stages:
+        results = [getattr(stage, "held", lambda same: same)(result) for result in results]
     outputs, problem = target.outputs, ""
     marks: Marks | None = None
     seen: bytes | None = None
@@ -78,7 +83,7 @@ def write_out(bundle: Bundle, info: RunInfo, results: Sequence[SubmissionResult]
     else:
         problem = "kept changing while the run wrote its outputs"
     if not problem:
-        _feed(target.stages, bundle, info, merged)
+        _feed(target.stages, bundle, info, graded)
         if target.marks is not None and target.marks.changed(seen):
             problem = "was changed as the run ended"
     if problem:

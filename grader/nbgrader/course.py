@@ -56,11 +56,15 @@ def open_course(course_dir: Path, assignment_id: str) -> Course:
 
 @contextlib.contextmanager
 def class_view(course: Course) -> Iterator[Path]:
-    """A class folder of the assignment's submissions: ``<student>``, a copy of the student's
-    ``submitted/<student>/<assignment>/`` made by ``copy_submitted`` (a link in it stays a link,
-    which the grading refuses in words; a link as either folder is copied as a link, and that
-    student's row says so). Students who submitted only other assignments are not in it, as
-    autograde grades only the submissions it finds."""
+    """A class folder of the assignment's submissions: ``<student>/<assignment>/``, a copy of the
+    student's ``submitted/<student>/<assignment>/`` made by ``copy_submitted`` (a link in it stays
+    a link, which the grading refuses in words; a link as either folder is copied as a link, and
+    that student's row says so). Students who submitted only other assignments are not in it, as
+    autograde grades only the submissions it finds.
+
+    The notebooks sit one level down, in nbgrader's own layout, so that no id is layout: a
+    student named as the assignment holds only a folder where a class folder's own notebooks
+    would make it one student's folder."""
     with tempfile.TemporaryDirectory(prefix="grader-nbgrader-class-") as tmp:
         view = Path(tmp)
         for student in sorted(course.submitted.iterdir()):
@@ -70,7 +74,8 @@ def class_view(course: Course) -> Iterator[Path]:
             if student.is_symlink() or folder.is_symlink():
                 os.symlink(folder, view / student.name)  # never followed: the row says it is a link
             else:
-                copy_submitted(folder, view / student.name)
+                (view / student.name).mkdir()
+                copy_submitted(folder, view / student.name / course.assignment_id)
         yield view
 
 

@@ -12,6 +12,10 @@ submissions missing from the gradebook are added, as ``nbgrader autograde`` adds
 the submission's ``timestamp.txt``; manual scores are kept (a grade with one is flagged for
 review, as autograde flags it).
 
+The gradebook is the record: a score a grader set on a test cell in formgrader (its manual
+score, and any extra credit) replaces the checks' in every output of the run (``held``), as
+it does in ``nbgrader export``; the checks' own score stays the cell's automatic one.
+
 Formgrader works after a run as after ``nbgrader autograde``: the ``autograded/`` notebooks it
 shows are written (``grader.nbgrader.autograded``), and the bundle's written answers (markdown
 answer cells) are listed for manual grading: an answered cell without a manual score needs
@@ -28,12 +32,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from ..assignment.bundle import Bundle
 from ..assignment.config import WrittenQuestion
 from ..results import RunInfo, SubmissionResult
-from .autograded import AutogradedNotebook, build_notebook, write_autograded
+from .autograded import AutogradedNotebook, build_notebook, failure_text, write_autograded
 from .course import Course, interpreter_bin_on_path
 from .manual import Seen, digest_of, read_state, settle, write_state
 
@@ -49,6 +54,9 @@ class NbgraderGradebook:
     def __init__(self, course: Course) -> None:
         self.course = course
         self.scores: dict[str, dict[tuple[str, str], float]] = {}  # student -> (notebook, grade id) -> score
+        self.failures: dict[str, dict[str, dict[str, str]]] = {}  # student -> notebook -> grade id -> why
+        # (student, item) -> a grader's score in formgrader (manual or None, extra credit or None)
+        self.overrides: dict[tuple[str, str], tuple[float | None, float | None]] = {}
         self.written: tuple[WrittenQuestion, ...] = ()
         self.notebooks: tuple[str, ...] = ()
         self.before: dict[tuple[str, str], Seen] = {}
@@ -85,9 +93,33 @@ class NbgraderGradebook:
                     raise ValueError(f"--nbgrader {self.course.root}: {assignment}/{notebook}/"
                                      f"{name} is worth {cell.max_score:g} points in the gradebook, "
                                      f"{points:g} in {bundle.assignment.path}; generate the assignment again")
+            items = {grade_id(item.name): item.name for item in bundle.assignment.items}
+            self.overrides = {(submission.student.id, items[grade.name]): (grade.manual_score, grade.extra_credit)
+                              for submission in gradebook.assignment_submissions(assignment)
+                              for notebook in submission.notebooks for grade in notebook.grades
+                              if grade.name in items and (grade.manual_score, grade.extra_credit) != (None, None)}
 
     def add(self, result: SubmissionResult) -> None:
+        """Keep the checks' scores (the cells' automatic scores) and why each item lost points."""
         self.scores[result.student] = {(item.notebook, grade_id(item.name)): item.earned for item in result.items}
+        failures: dict[str, dict[str, str]] = {}
+        for item in result.items:
+            if (why := failure_text(item)) is not None:
+                failures.setdefault(item.notebook, {})[grade_id(item.name)] = why
+        self.failures[result.student] = failures
+
+    def held(self, result: SubmissionResult) -> SubmissionResult:
+        """``result`` as the gradebook holds it: a test cell's manual score and extra credit
+        over the checks' score, as nbgrader's own totals count them."""
+        items = []
+        for item in result.items:
+            manual, extra = self.overrides.get((result.student, item.name), (None, None))
+            earned = (item.earned if manual is None else manual) + (extra or 0.0)
+            items.append(item if earned == item.earned else replace(item, earned=earned))
+        if tuple(items) == result.items:
+            return result
+        gained = sum(new.earned - old.earned for new, old in zip(items, result.items, strict=True))
+        return replace(result, items=tuple(items), score=round(result.score + gained, 6))
 
     def close(self) -> None:
         from nbgrader.coursedir import CourseDirectory
@@ -128,7 +160,9 @@ class NbgraderGradebook:
 
     def _autograded(self, student: str) -> list[AutogradedNotebook]:
         ids = tuple(question.id for question in self.written)
-        built = (build_notebook(self.course, student, notebook, ids) for notebook in self.notebooks)
+        failures = self.failures.get(student, {})
+        built = (build_notebook(self.course, student, notebook, ids, failures.get(notebook))
+                 for notebook in self.notebooks)
         return [notebook for notebook in built if notebook is not None]
 
     @contextlib.contextmanager

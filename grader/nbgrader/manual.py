@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..assignment.config import Assignment
+from ..written.marks import read_marks
 from ..written.model import Mark, answer_digest
 from .course import Course
 
@@ -123,3 +125,20 @@ def marks_from_gradebook(course: Course, assignment: Assignment) -> list[Mark]:
                 marks.append(Mark(student, question.id, float(grade.manual_score), (),
                                   comment.manual_comment or "", digest or answer_digest("")))
     return marks
+
+
+def check_typed_marks(course: Course, assignment: Assignment, out: Path, held: Sequence[Mark]) -> None:
+    """The gradebook is the record, and the output folder's written.csv a copy of it that the
+    run replaces: a mark there that the gradebook does not hold and the last run did not write
+    (a person typed it) would be lost, so a ValueError (one line) says where to give it."""
+    path = out / "written.csv"
+    if not path.is_file():
+        return
+    students = {p.name for p in course.submitted.iterdir() if course.submission(p.name).is_dir()}
+    state = read_state(course)
+    kept = {(m.student, m.question): m.points for m in held}
+    for key, given in read_marks([], path, assignment, students).given.items():
+        last = state.get(key)
+        if given.mark.points != kept.get(key) and (last is None or last.manual != given.mark.points):
+            raise ValueError(f"{given.where}: a mark typed for {key[0]!r}, {key[1]!r}; with --nbgrader the "
+                             "gradebook is the record: give it in formgrader, then grade again")

@@ -15,8 +15,10 @@ from .model import Mark
 ATTEMPTS = 5  # reads of a file saved while it is read, before it is taken as unreadable
 
 
-def file_bytes(path: Path) -> bytes | None:
+def file_bytes(path: Path | None) -> bytes | None:
     """What ``path`` holds now (None: no file), up to the marks' limit and one byte more."""
+    if path is None:
+        return None
     try:
         with open(path, "rb") as handle:
             return handle.read(MAX_FILE_BYTES + 1)
@@ -31,7 +33,7 @@ class LiveMarks:
     whenever it changes); as ``grader.written.marks.read_marks`` reads them all at once."""
 
     files: Sequence[Path]
-    path: Path
+    path: Path | None  # None where a platform holds the marks (``held``): it replaces written.csv
     assignment: Assignment
     students: Collection[str]
     held: Sequence[Mark] = ()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.nbgrader.autograded import build_notebook, write_autograded
+from grader.nbgrader.autograded import MAX_CELLS, _trimmed, build_notebook, write_autograded
 from grader.nbgrader.course import Course
 
 pytest.importorskip("nbgrader")
@@ -39,3 +39,23 @@ def test_a_link_is_not_followed_and_a_stale_notebook_goes(course: Course):
     (folder / "attention_numpy.ipynb").write_text("an earlier run's")
     write_autograded(course, "eve", [], ("attention_numpy", "attention_torch"))
     assert list(folder.iterdir()) == []  # neither the stale notebook nor the linked timestamp
+
+
+def test_only_what_formgrader_shows_reaches_nbformat():
+    padding = [{}] * 1000
+    doc = {"nbformat": 4, "nbformat_minor": 5,
+           "metadata": {"kernelspec": {"name": "python3", "env": padding}, "widgets": padding},
+           "cells": [{"cell_type": "markdown", "id": "a1", "source": ["An ", "answer"], "padding": padding,
+                      "metadata": {"nbgrader": {"grade_id": "q", "grade": True, "points": 2, "x": padding},
+                                   "tags": padding},
+                      "attachments": {"a.png": {"image/png": ["aGVs", "bG8="], "x": padding}}},
+                     {"cell_type": "code", "source": "x = 1", "metadata": {}, "execution_count": 3,
+                      "outputs": [{"output_type": "stream", "name": "stdout", "text": padding}]}]}
+    assert _trimmed(doc) == {
+        "nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": {"name": "python3"}},
+        "cells": [{"cell_type": "markdown", "id": "a1", "source": "An answer",
+                   "metadata": {"nbgrader": {"grade_id": "q", "grade": True, "points": 2}},
+                   "attachments": {"a.png": {"image/png": "aGVsbG8="}}},
+                  {"cell_type": "code", "source": "x = 1", "metadata": {}, "outputs": [], "execution_count": None}]}
+    assert _trimmed({**doc, "cells": [{"cell_type": "raw", "source": ""}] * (MAX_CELLS + 1)}) is None
+    assert _trimmed({**doc, "nbformat": 3}) is None

@@ -25,7 +25,21 @@ def test_links_in_submitted_are_kept_as_links_and_refused_in_the_students_rows(t
         assert [f.name for f in folders] == ["ada", "bob", "eve", "zoe"]
         subs = {f.name: load_submission(f, "attention", NOTEBOOKS).file("attention_numpy") for f in folders}
     assert [c.source for c in subs["bob"].cells] == ["x = 1\n"]
-    assert subs["ada"].problem == "attention_numpy.py is a symbolic link: not read; submit the file itself"
+    assert subs["ada"].problem == "attention/attention_numpy.py is a symbolic link: not read; submit the file itself"
     for name in ("eve", "zoe"):
         assert subs[name].problem == (f"the student's folder {name} is a symbolic link: not read; submit the files "
                                       "themselves")
+
+
+def test_a_student_named_as_the_assignment_is_a_student_like_any_other(tmp_path: Path):
+    submitted = tmp_path / "submitted"
+    for student in ("attention", "bob"):
+        (submitted / student / "attention").mkdir(parents=True)
+        (submitted / student / "attention" / "attention_numpy.py").write_text(f"who = {student!r}\n")
+    course = Course(tmp_path, "course", "sqlite:///gradebook.db", submitted, "attention")
+    with class_view(course) as view:
+        folders = discover(view, "attention", NOTEBOOKS).students
+        assert [f.name for f in folders] == ["attention", "bob"]
+        sources = [load_submission(f, "attention", NOTEBOOKS).file("attention_numpy").cells[0].source
+                   for f in folders]
+    assert sources == ["who = 'attention'\n", "who = 'bob'\n"]

@@ -6,16 +6,30 @@ grading, a manual score kept across regrades, and a changed answer flagged again
 from __future__ import annotations
 
 import csv
-import inspect
 import json
 import subprocess
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import nbformat
 import pytest
-from nbgrader_support import ASSIGNMENT, BUNDLE, COURSE_ID, generated_course, grade, nbgrader, submit
+from nbgrader_support import (
+    ASSIGNMENT,
+    BUNDLE,
+    COURSE_ID,
+    NUMPY,
+    QUESTIONS,
+    answer,
+    api,
+    call,
+    find_grade,
+    generated_course,
+    grade,
+    handler,
+    nbgrader,
+    set_manual,
+    submit,
+)
 
 from grader.nbgrader.course import open_course
 from grader.nbgrader.manual import marks_from_gradebook
@@ -24,26 +38,7 @@ from grader.written.model import answer_digest
 pytest.importorskip("torch")
 pytest.importorskip("nbgrader")
 
-NUMPY = "attention_numpy"
-QUESTIONS = [question.id for question in BUNDLE.assignment.written_of(NUMPY)]
 ADA_ANSWER = "Every query meets every key: n² scores, and the n×n weights are held per head."
-
-
-def answer(folder: Path, texts: dict[str, str]) -> None:
-    """Write ``texts`` (question -> answer) into the submission's answer cells, which a sample
-    student's notebook (written before the questions) gets from the release first."""
-    path = folder / f"{NUMPY}.ipynb"
-    nb = nbformat.read(path, as_version=4)
-    released = nbformat.read(folder.parents[2] / "release" / ASSIGNMENT / f"{NUMPY}.ipynb", as_version=4)
-    ids = {cell.metadata.get("nbgrader", {}).get("grade_id"): cell for cell in nb.cells}
-    for cell in released.cells:
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if grade_id in QUESTIONS and grade_id not in ids:
-            nb.cells.append(cell)
-            ids[grade_id] = cell
-    for question, text in texts.items():
-        ids[question].source = text
-    nbformat.write(nb, path)
 
 
 def forge(path: Path, question: str, **metadata: Any) -> None:
@@ -79,68 +74,6 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def graded(course: Path) -> subprocess.CompletedProcess[str]:
     return run(course, course / "out")
-
-
-def api(course: Path) -> Any:
-    from nbgrader.apps import NbGraderAPI
-    from nbgrader.coursedir import CourseDirectory
-    from traitlets.config import Config
-
-    config = Config()
-    config.CourseDirectory.root = str(course)
-    config.CourseDirectory.course_id = COURSE_ID
-    config.Exchange.root = str(course / "exchange")
-    return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
-
-
-def handler(course: Path, body: dict[str, Any] | None = None) -> SimpleNamespace:
-    """What formgrader's handlers use of themselves, for calling their methods undecorated
-    (the decorators check a logged-in user and a running server, not what is tested here)."""
-    from jinja2 import Environment, FileSystemLoader
-    from nbconvert import HTMLExporter
-    from nbgrader.api import Gradebook
-    from nbgrader.server_extensions.formgrader import handlers
-    from traitlets.config import Config
-
-    config = Config()
-    config.HTMLExporter.template_name = "formgrade"  # as FormgradeExtension configures it
-    config.HTMLExporter.extra_template_basedirs = [handlers.template_path]
-    written: list[str] = []
-    nbgrader_api = api(course)
-    env = Environment(loader=FileSystemLoader([handlers.template_path]))
-    return SimpleNamespace(
-        gradebook=Gradebook(f"sqlite:///{course / 'gradebook.db'}", COURSE_ID), api=nbgrader_api,
-        coursedir=nbgrader_api.coursedir, exporter=HTMLExporter(config=config), base_url="", url_prefix=".",
-        request=SimpleNamespace(path="/formgrader/submissions/x/", query=""), written=written,
-        write=written.append, get_json_body=lambda: body, clear=lambda: None, set_status=lambda status: None,
-        render=lambda name, **ns: env.get_template(name).render(**ns), status=None)
-
-
-def call(method: Any, fake: SimpleNamespace, *args: Any) -> str:
-    try:
-        inspect.unwrap(method)(fake, *args)
-    finally:
-        fake.gradebook.close()
-    return "".join(fake.written)
-
-
-def find_grade(course: Path, student: str, question: str) -> dict[str, Any]:
-    from nbgrader.api import Gradebook
-
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", COURSE_ID) as gradebook:
-        grade = gradebook.find_grade(question, NUMPY, ASSIGNMENT, student)
-        comment = gradebook.find_comment(question, NUMPY, ASSIGNMENT, student)
-        return {**grade.to_dict(), "score": grade.score, "comment_id": comment.id,
-                "auto_comment": comment.auto_comment}
-
-
-def set_manual(course: Path, student: str, question: str, score: float, comment: str) -> None:
-    """A score and a comment saved as formgrader's page saves them: its API's handlers."""
-    from nbgrader.server_extensions.formgrader.apihandlers import CommentHandler, GradeHandler
-
-    row = find_grade(course, student, question)
-    call(GradeHandler.put, handler(course, {"manual_score": score, "extra_credit": None}), row["id"])
-    call(CommentHandler.put, handler(course, {"manual_comment": comment}), row["comment_id"])
 
 
 def test_formgrader_lists_every_submission_as_autograded(course: Path, graded):
