@@ -1,6 +1,7 @@
 """``grades.csv``: ``student, score, max_score``, then one column per graded item, then one per
-written answer (its id; empty until a person has graded it: ``score`` counts the graded points,
-``max_score`` every point), sorted by student; written whole at the end (only one small row per
+written answer (its id; empty until a person has graded it, as the students' contract says, and
+so empty for no answer too, whose 0 points ``score`` counts: written.csv's status tells the two
+apart; ``max_score`` counts every point), sorted by student; written whole at the end (only one small row per
 student is kept until then). When the class was a Canvas or Moodle download, a last column
 ``late`` (``true``, ``false``, or empty where the download does not say): the contract's
 columns come first, unchanged."""
@@ -15,6 +16,7 @@ from ..lms.intake import LmsInfo
 from ..render.csv_cells import csv_text
 from ..results import RunInfo, SubmissionResult
 from ..summary import fmt_earned, fmt_points
+from ..written.model import UNANSWERED
 
 
 class GradesCsv:
@@ -32,7 +34,8 @@ class GradesCsv:
     def add(self, result: SubmissionResult) -> None:
         assert self.assignment is not None, "start() first"
         by_item = {item.name: item.earned for item in result.items}
-        by_question = {row.answer.question: row.earned for row in result.written}
+        # A person's points only: no answer counts 0 in ``score`` but is no grade (the contract's empty cell).
+        by_question = {row.answer.question: row.earned for row in result.written if row.status != UNANSWERED}
         written = [fmt_earned(by_question.get(question.id)) for question in self.assignment.written]
         self.rows.append((result.student, result.score, [by_item.get(i.name, 0.0) for i in self.assignment.items],
                           written))
