@@ -65,17 +65,19 @@ class _MountAttr(ctypes.Structure):
                 ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
 
 
-def main(spec: ChildSpec, sock_fd: int, out_fd: int, zygote_fd: int | None = None) -> int:
+def main(spec: ChildSpec, sock_fd: int, out_fd: int, zygote_fd: int | None = None,
+         gate_fd: int | None = None) -> int:
     """Runs in the forked child; returns the exit code. ``zygote_fd``: a pidfd of the zygote
-    (``_die_with_zygote``)."""
+    (``_die_with_zygote``); ``gate_fd``: a pipe the zygote writes to or closes once this
+    process is in its CPU group (``_wait_for_group``)."""
     os.dup2(out_fd, 1)
     os.dup2(out_fd, 2)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     # Nothing of the zygote's (its control socket above all) may stay reachable; its pidfd
-    # only until student code could use it.
+    # and the gate only until student code could use them.
     low = 3
-    for fd in sorted({sock_fd} | ({zygote_fd} if zygote_fd is not None else set())):
+    for fd in sorted({sock_fd} | {fd for fd in (zygote_fd, gate_fd) if fd is not None}):
         os.closerange(low, fd)
         low = fd + 1
     os.closerange(low, 65536)
@@ -135,6 +137,7 @@ def main(spec: ChildSpec, sock_fd: int, out_fd: int, zygote_fd: int | None = Non
     sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
     sys.stdin = open(0, encoding="utf-8", closefd=False)
     sock = socket.socket(fileno=sock_fd)
+    _wait_for_group(gate_fd)
     return _serve(sock, kill_all=rung.namespaces or rung.drop_uid,
                   signals=not filtered)
 
@@ -144,6 +147,20 @@ def _filter(without_namespaces: bool) -> None:
     and no new namespaces; without namespaces, nothing against the grader either."""
     if guard.available():
         guard.install(without_namespaces)
+
+
+def _wait_for_group(gate_fd: int | None) -> None:
+    """Wait until the zygote has moved this process into its CPU group, before student code:
+    each process it forks is then in the group too. The zygote does it meanwhile, after its
+    reply to the worker, since the move waits for the kernel (an RCU grace period, about 3 ms)
+    and this process's set-up above takes longer. A zygote that could not closes the pipe
+    without a word, and the sandbox runs on without a group, as ``cpushare`` says."""
+    if gate_fd is None:
+        return
+    try:
+        os.read(gate_fd, 1)
+    finally:
+        os.close(gate_fd)
 
 
 def _die_with_zygote(zygote_fd: int | None) -> None:
