@@ -55,7 +55,7 @@ from ..linux import (
     SYS_MOUNT_SETATTR,
 )
 from ..runners import serve
-from . import guard, ladder, landlock, nullplot, paths
+from . import cpushare, guard, ladder, landlock, nullplot, paths
 from .channel import Channel
 from .spec import ChildSpec
 
@@ -66,18 +66,20 @@ class _MountAttr(ctypes.Structure):
 
 
 def main(spec: ChildSpec, sock_fd: int, out_fd: int, zygote_fd: int | None = None,
-         gate_fd: int | None = None) -> int:
+         group_fd: int | None = None) -> int:
     """Runs in the forked child; returns the exit code. ``zygote_fd``: a pidfd of the zygote
-    (``_die_with_zygote``); ``gate_fd``: a pipe the zygote writes to or closes once this
-    process is in its CPU group (``_wait_for_group``)."""
+    (``_die_with_zygote``); ``group_fd``: the entry of this sandbox's CPU group, if it has
+    one (``cpushare.join``)."""
+    if group_fd is not None:
+        cpushare.join(group_fd)
     os.dup2(out_fd, 1)
     os.dup2(out_fd, 2)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     # Nothing of the zygote's (its control socket above all) may stay reachable; its pidfd
-    # and the gate only until student code could use them.
+    # only until student code could use it.
     low = 3
-    for fd in sorted({sock_fd} | {fd for fd in (zygote_fd, gate_fd) if fd is not None}):
+    for fd in sorted({sock_fd} | ({zygote_fd} if zygote_fd is not None else set())):
         os.closerange(low, fd)
         low = fd + 1
     os.closerange(low, 65536)
@@ -137,7 +139,6 @@ def main(spec: ChildSpec, sock_fd: int, out_fd: int, zygote_fd: int | None = Non
     sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
     sys.stdin = open(0, encoding="utf-8", closefd=False)
     sock = socket.socket(fileno=sock_fd)
-    _wait_for_group(gate_fd)
     return _serve(sock, kill_all=rung.namespaces or rung.drop_uid,
                   signals=not filtered)
 
@@ -147,20 +148,6 @@ def _filter(without_namespaces: bool) -> None:
     and no new namespaces; without namespaces, nothing against the grader either."""
     if guard.available():
         guard.install(without_namespaces)
-
-
-def _wait_for_group(gate_fd: int | None) -> None:
-    """Wait until the zygote has moved this process into its CPU group, before student code:
-    each process it forks is then in the group too. The zygote does it meanwhile, after its
-    reply to the worker, since the move waits for the kernel (an RCU grace period, about 3 ms)
-    and this process's set-up above takes longer. A zygote that could not closes the pipe
-    without a word, and the sandbox runs on without a group, as ``cpushare`` says."""
-    if gate_fd is None:
-        return
-    try:
-        os.read(gate_fd, 1)
-    finally:
-        os.close(gate_fd)
 
 
 def _die_with_zygote(zygote_fd: int | None) -> None:

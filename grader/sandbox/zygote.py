@@ -10,7 +10,6 @@ process whose torch thread pool is running can hang the child.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import errno
 import gc
@@ -172,9 +171,7 @@ def serve(control: socket.socket, rung: Rung, *, collapse: bool) -> None:
             return
         request: dict[str, Any] = json.loads(data)
         if request["op"] == "spawn":
-            pid = sandboxes.spawn(SandboxRequest.from_json(request["request"]), fds)
-            _reply(control, {"pid": pid})
-            sandboxes.contain(pid)  # while the sandbox sets itself up, which waits for it
+            _reply(control, {"pid": sandboxes.spawn(SandboxRequest.from_json(request["request"]), fds)})
         elif request["op"] == "sweep":
             _reply(control, {"swept": sandboxes.sweep(request["pid"])})
         elif request["op"] == "end":
@@ -196,7 +193,6 @@ class _Sandboxes:
         self.live: dict[int, str | None] = {}  # pid -> its scratch folder when it has no namespaces
         self.sweeper = _Sweeper(self.uids.of if rung.drop_uid else None, self.live)
         self.cpu = cpushare.open_groups(os.getpid()) if rung.drop_uid else None
-        self.gates: dict[int, int] = {}  # sandbox pid -> the pipe it waits on for its CPU group
         if guard.available():  # built once here, loaded by each sandbox
             guard.prepared(not rung.namespaces)
         # Each sandbox checks on it through this (``child._die_with_zygote``); kernels before
@@ -225,16 +221,19 @@ class _Sandboxes:
                 os.chown(workdir, uid, uid)
         spec = ChildSpec(wanted, rung, uid, (os.getuid(), os.getgid()),
                          self.address_space + wanted.memory, processes, workdir)
-        gate = os.pipe() if self.cpu is not None else None
-        pid = linux.fork_into_namespaces(self.flags) if rung.namespaces else os.fork()
+        group = self.cpu.claim() if self.cpu is not None else None
+        try:
+            pid = linux.fork_into_namespaces(self.flags) if rung.namespaces else os.fork()
+        except BaseException:
+            if group is not None:
+                os.close(group[1])
+            raise
         if pid == 0:
             code = 70
             try:
                 self.control.close()
                 restore_interrupts()
-                if gate is not None:
-                    os.close(gate[1])
-                code = child.main(spec, fds[0], fds[1], self.pidfd, gate[0] if gate else None)
+                code = child.main(spec, fds[0], fds[1], self.pidfd, group[1] if group else None)
             except BaseException:  # anything that escapes is the child's failure alone
                 code = 71
                 try:
@@ -248,24 +247,11 @@ class _Sandboxes:
         self.live[pid] = workdir
         if rung.drop_uid:
             self.uids.of[pid] = uid
-        if gate is not None:
-            os.close(gate[0])
-            self.gates[pid] = gate[1]
+        if group is not None:
+            assert self.cpu is not None
+            os.close(group[1])
+            self.cpu.hold(pid, group[0])
         return pid
-
-    def contain(self, pid: int) -> None:
-        """Move sandbox ``pid`` into a CPU group of its own, then open its gate: it runs no
-        student code before (``child._wait_for_group``)."""
-        gate = self.gates.pop(pid, None)
-        if gate is None:
-            return
-        assert self.cpu is not None
-        try:
-            if self.cpu.enter(pid):
-                with contextlib.suppress(OSError):  # a sandbox that died meanwhile
-                    os.write(gate, b"1")
-        finally:
-            os.close(gate)
 
     def sweep(self, pid: int) -> int:
         """End what sandbox ``pid`` left running, the sandbox itself spared; how many."""
