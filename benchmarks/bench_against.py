@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -73,7 +74,8 @@ def run_against(args: argparse.Namespace, work: Path) -> int:
                       f"({run['cpu'] / args.n:.3f} s per student), sandbox {run['sandbox']['mode']}", flush=True)
     here, rev = runs.values()
     print()
-    print(f"N = {args.n}, {rounds} round(s) of each tree, alternated")
+    print(f"N = {args.n}, {rounds} round(s) of each tree, alternated; load average before "
+          f"{report['load_average_before'][0]:.2f}, after {os.getloadavg()[0]:.2f}")
     for name, measured in runs.items():
         print(f"{name:>12s}: wall {_summary(measured, 'wall')}; CPU {_summary(measured, 'cpu')}")
     best = {key: min(r[key] for r in here) / min(r[key] for r in rev) for key in ("wall", "cpu")}
