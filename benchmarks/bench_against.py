@@ -39,8 +39,11 @@ def checkout(rev: str, work: Path) -> Iterator[Path]:
         return
     root = HERE.parent
     tree = Path(tempfile.mkdtemp(prefix="against-", dir=work))
-    subprocess.run(["git", "worktree", "add", "--detach", str(tree), rev], cwd=root, check=True,
-                   capture_output=True, text=True)
+    made = subprocess.run(["git", "worktree", "add", "--detach", str(tree), rev], cwd=root,
+                          capture_output=True, text=True)
+    if made.returncode != 0:
+        raise SystemExit(f"--against {rev}: no such commit or folder here "
+                         f"({(made.stderr.strip().splitlines() or ['git worktree add failed'])[-1]})")
     try:
         yield tree
     finally:
@@ -57,10 +60,10 @@ def _summary(runs: list[dict[str, Any]], key: str) -> str:
 
 def run_against(args: argparse.Namespace, work: Path) -> int:
     """Grade one class ``args.rounds`` times with each tree, alternated, and print both."""
-    _, class_dir, report = _build(args, work)
-    print(_describe_machine(report["machine"]), flush=True)
     rounds = args.rounds or 2
     with checkout(str(args.against), work) as there:
+        _, class_dir, report = _build(args, work)
+        print(_describe_machine(report["machine"]), flush=True)
         trees = {"this tree": HERE.parent, str(args.against): there}
         runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
         for round_ in range(rounds):
