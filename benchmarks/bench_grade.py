@@ -6,6 +6,7 @@
     python benchmarks/bench_grade.py --n 500 --skip-nbgrader --skip-floor    # peak RSS vs N
     python benchmarks/bench_grade.py --n 1000 --jobs-sweep 1,2,4,8,16       # the scaling table
     python benchmarks/bench_grade.py --one --rounds 5           # one submission's start-up (bench_one.py)
+    python benchmarks/bench_grade.py --n 1000 --against 9c23c23   # this tree against a commit (bench_against.py)
 
 The class (``benchmarks/synthetic.py``) is made from the source notebooks in nbgrader's
 layout: mostly correct students, some with a catalogue mutant, a few whose softmax loops
@@ -32,6 +33,7 @@ Medians are over the students each tool graded; ``ours/floor`` compares the same
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -230,10 +232,11 @@ def _reap_orphans() -> None:
             return
 
 
-def _env() -> dict[str, str]:
+def _env(tree: Path = HERE.parent) -> dict[str, str]:
+    """The environment of a run of the grader of checkout ``tree`` (this one by default)."""
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(PYTHON).parent), env.get("PATH", "")])
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE.parent), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree), env.get("PYTHONPATH")]))
     return env
 
 
@@ -253,14 +256,15 @@ def measure_tree(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -
 
 
 def measure_ours(class_dir: Path, out_dir: Path, seed: int, jobs: int | None,
-                 scheduler: str | None = None, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+                 scheduler: str | None = None, extra: tuple[str, ...] = (), tree: Path = HERE.parent) -> dict[str, Any]:
+    """One run of checkout ``tree``'s grader (this one's by default), from that checkout."""
     cmd = [PYTHON, "-m", "grader", "grade", str(class_dir), "--out", str(out_dir), "--seed", str(seed),
            "--no-progress", *extra]
     if jobs:
         cmd += ["--jobs", str(jobs)]
     if scheduler:
         cmd += ["--scheduler", scheduler]
-    wall, cpu, memory, _ = measure_tree(cmd, _env())
+    wall, cpu, memory, _ = measure_tree(cmd, _env(tree), cwd=tree)
     results = json.loads((out_dir / "results.json").read_text())
     per = {s["student"]: s["seconds"] for s in results["students"]}
     scores = {s["student"]: s["score"] for s in results["students"]}
@@ -422,8 +426,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--one", action="store_true",
                         help="time one submission end to end (grade, check.py, Gradescope) against the floor "
                         "of importing numpy and torch, on all cores and on one (benchmarks/bench_one.py)")
-    parser.add_argument("--rounds", type=int, default=5, help="--one: alternated runs of each (the median)")
-    parser.add_argument("--against", type=Path, help="--one: also time the grader of this other checkout")
+    parser.add_argument("--rounds", type=int, help="--one: alternated runs of each (the median; default 5); "
+                        "--against: runs of each tree (default 2)")
+    parser.add_argument("--against", metavar="REV",
+                        help="grade the class with this tree and with commit REV (or the checkout in folder "
+                        "REV), alternated, and print both and their ratios (bench_against.py); with --one, "
+                        "also time REV's grader")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--timeout", type=int, default=30, help="nbgrader's cell timeout (s)")
     parser.add_argument("--buggy", type=float, default=0.25, help="share of students with a mutant")
@@ -450,9 +458,15 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     try:
         if args.one:
+            from bench_against import checkout
             from bench_one import run_one
 
-            return run_one(work, args.rounds, args.json, args.against)
+            with checkout(args.against, work) if args.against else contextlib.nullcontext() as there:
+                return run_one(work, args.rounds or 5, args.json, there)
+        if args.against:
+            from bench_against import run_against
+
+            return run_against(args, work)
         if args.diagnose_ab:
             return _diagnose_ab(args, work)
         return _sweep(args, work, sweep) if sweep else _run(args, work)

@@ -55,7 +55,7 @@ from ..linux import (
     SYS_MOUNT_SETATTR,
 )
 from ..runners import serve
-from . import guard, ladder, landlock, nullplot, paths
+from . import cpushare, guard, ladder, landlock, nullplot, paths
 from .channel import Channel
 from .spec import ChildSpec
 
@@ -65,9 +65,13 @@ class _MountAttr(ctypes.Structure):
                 ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
 
 
-def main(spec: ChildSpec, sock_fd: int, out_fd: int, zygote_fd: int | None = None) -> int:
+def main(spec: ChildSpec, sock_fd: int, out_fd: int, zygote_fd: int | None = None,
+         group_fd: int | None = None) -> int:
     """Runs in the forked child; returns the exit code. ``zygote_fd``: a pidfd of the zygote
-    (``_die_with_zygote``)."""
+    (``_die_with_zygote``); ``group_fd``: the entry of this sandbox's CPU group, if it has
+    one (``cpushare.join``)."""
+    if group_fd is not None:
+        cpushare.join(group_fd)
     os.dup2(out_fd, 1)
     os.dup2(out_fd, 2)
     devnull = os.open(os.devnull, os.O_RDONLY)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import os
 
 from .. import linux
@@ -159,10 +160,17 @@ def program(machine: str, without_namespaces: bool) -> list[tuple[int, int, int,
     return [(code, offset(i, jt), offset(i, jf), k) for i, (code, jt, jf, k) in enumerate(body)]
 
 
-def install(without_namespaces: bool) -> None:
-    """Filter this process and every process it starts (after ``no_new_privs``)."""
+@functools.cache
+def prepared(without_namespaces: bool) -> _Program:
+    """This machine's filter, built once: a zygote prepares it, and each sandbox, forked
+    with a copy, only loads it (building it cost each sandbox about 0.3 ms)."""
     instructions = program(os.uname().machine, without_namespaces)
     array = (_Instruction * len(instructions))(*(_Instruction(*i) for i in instructions))
-    prog = _Program(len(instructions), array)
+    return _Program(len(instructions), array)  # which keeps the array alive
+
+
+def install(without_namespaces: bool) -> None:
+    """Filter this process and every process it starts (after ``no_new_privs``)."""
+    prog = prepared(without_namespaces)
     if linux.prctl(linux.PR_SET_SECCOMP, linux.SECCOMP_MODE_FILTER, ctypes.byref(prog)) != 0:
         raise linux.last_error("seccomp filter")

@@ -30,7 +30,7 @@ from .. import linux
 from ..linux import CLONE_NEWUSER, MADV_COLLAPSE, PR_SET_CHILD_SUBREAPER
 from ..stop import INTERRUPTS, STOPS
 from ..threads import pin_torch
-from . import cpushare
+from . import cpushare, guard
 from .ladder import NAMESPACES, Rung, imports_refused, keep_from_same_uid, probe
 from .spec import FOR_STUDENTS, ChildSpec, Hello, SandboxRequest
 
@@ -193,6 +193,8 @@ class _Sandboxes:
         self.live: dict[int, str | None] = {}  # pid -> its scratch folder when it has no namespaces
         self.sweeper = _Sweeper(self.uids.of if rung.drop_uid else None, self.live)
         self.cpu = cpushare.open_groups(os.getpid()) if rung.drop_uid else None
+        if guard.available():  # built once here, loaded by each sandbox
+            guard.prepared(not rung.namespaces)
         # Each sandbox checks on it through this (``child._die_with_zygote``); kernels before
         # 5.3 have no pidfd, and their sandboxes rely on the parent-death signal alone.
         try:
@@ -219,13 +221,19 @@ class _Sandboxes:
                 os.chown(workdir, uid, uid)
         spec = ChildSpec(wanted, rung, uid, (os.getuid(), os.getgid()),
                          self.address_space + wanted.memory, processes, workdir)
-        pid = linux.fork_into_namespaces(self.flags) if rung.namespaces else os.fork()
+        group = self.cpu.claim() if self.cpu is not None else None
+        try:
+            pid = linux.fork_into_namespaces(self.flags) if rung.namespaces else os.fork()
+        except BaseException:
+            if group is not None:
+                os.close(group[1])
+            raise
         if pid == 0:
             code = 70
             try:
                 self.control.close()
                 restore_interrupts()
-                code = child.main(spec, fds[0], fds[1], self.pidfd)
+                code = child.main(spec, fds[0], fds[1], self.pidfd, group[1] if group else None)
             except BaseException:  # anything that escapes is the child's failure alone
                 code = 71
                 try:
@@ -239,8 +247,10 @@ class _Sandboxes:
         self.live[pid] = workdir
         if rung.drop_uid:
             self.uids.of[pid] = uid
-        if self.cpu is not None:
-            self.cpu.enter(pid)  # before the reply: the student's code comes after it
+        if group is not None:
+            assert self.cpu is not None
+            os.close(group[1])
+            self.cpu.hold(pid, group[0])
         return pid
 
     def sweep(self, pid: int) -> int:
