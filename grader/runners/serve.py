@@ -20,7 +20,7 @@ from ..submissions.ipython import transform_ipython
 # sandbox) and again where they are read (the worker): a notebook of 64,000 raising cells
 # would otherwise be a result of hundreds of megabytes.
 CELL_ERRORS = 50
-ERROR_CHARS = 2000
+ERROR_CHARS = wire.ERROR_CHARS
 
 # Cell magics whose body is ordinary Python that a kernel would run.
 _RUN_BODY_MAGICS = {"time", "timeit", "capture", "prun"}
