@@ -279,3 +279,14 @@ def test_an_untouched_stub_is_not_attempted_once_per_item(polish_run):
     assert feedback.count("NotImplementedError") == len(BUNDLE.assignment.items)
     page = (polish_run / "feedback" / "stub.html").read_text(encoding="utf-8")
     assert page.count("NotImplementedError") == len(BUNDLE.assignment.items)
+
+
+def test_the_feedback_reads_as_written_the_checks_sentences_unescaped(run):
+    out = run[0]
+    for path in (out / "feedback").glob("*.md"):  # the sample class writes no Markdown of its own
+        text = path.read_text(encoding="utf-8")
+        assert not re.findall(r"\\[^*]", text), path.name  # only a "*" that could be emphasis
+    zoe = (out / "feedback" / "Zoë Çelik.md").read_text(encoding="utf-8")
+    for sentence in ("(the first, at [0, 0], is NaN)", "the gradient of the loss w.r.t. query is None",
+                     "x + embedding.weight[0]", "softmax(Q K^T / sqrt(d_k))"):
+        assert sentence in zoe, sentence
