@@ -25,7 +25,7 @@ _SPECIAL = re.compile(
     r"[\\`*$~|#]"
     r"|(?<![^\W_])_|_(?![^\W_])"  # an underscore inside a word emphasises nothing (CommonMark, GitHub)
     r"|\](?=[(\[:])|\[(?=\^)"
-    r"|<(?=\S)"
+    r"|<(?!\s)"
     r"|&(?=#|[A-Za-z0-9]+;)"
     r"|(?<=[\w.+-])@(?=\w)"
     r"|(?<=[Ww]{3})\."

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from test_reporter_moodle import A, read
 
+from grader.reporters.feedback_html import feedback_html
 from grader.reporters.prairielearn import results as prairielearn
 from grader.results import CheckResult, ItemResult, NotebookResult, SubmissionResult
 
@@ -86,3 +87,9 @@ def test_prairielearn_gets_no_terminal_escape_of_the_students():
     assert prairielearn(replace(result("x", "y"), notebooks=(NotebookResult(
         "attention_numpy", None, "\x1b[1Aattention_numpy.ipynb was not submitted", (), ""),)))["output"] == \
         "attention_numpy: \u241b[1Aattention_numpy.ipynb was not submitted"
+
+
+def test_the_feedback_page_keeps_a_messages_lines():
+    page = feedback_html(result("honest", HONEST))
+    first, second = (line.replace("&", "&amp;").replace("<", "&lt;") for line in HONEST.splitlines())
+    assert f"<pre>{first}\n{second}</pre>" in page
