@@ -32,6 +32,11 @@ def dtype_name(dtype: np.dtype[Any]) -> str:
     return _NAMES.get(dtype) or dtype.name
 
 
+# The most of a student's text that one message carries (an exception's message here, a cell's
+# error in ``grader.runners.serve``, a check's message in ``grader.checks.base``): the one cap.
+ERROR_CHARS = 2000
+
+
 @dataclass(frozen=True)
 class ForeignArray:
     """Array data that arrived as something other than a plain ``numpy.ndarray``.
@@ -210,7 +215,7 @@ def encode(value: Any, depth: int = 0) -> Any:
 def encode_error(exc: BaseException) -> dict[str, Any]:
     bases = [cls.__name__ for cls in type(exc).__mro__[1:]]
     try:
-        message = str(exc)[:2000]
+        message = str(exc)[:ERROR_CHARS]
     except Exception:  # a student exception whose __str__ raises
         message = "<unprintable message>"
     return {"$error": {"type": type(exc).__name__, "bases": bases, "message": message}}
@@ -248,7 +253,7 @@ def decode(value: Any, depth: int = 0) -> Any:
         return RaisedError(
             type=str(body.get("type"))[:200],
             bases=tuple(str(b)[:200] for b in bases) if type(bases) is list else (),
-            message=str(body.get("message"))[:2000],
+            message=str(body.get("message"))[:ERROR_CHARS],
         )
     raise WireError(f"unknown tag {tag!r}")
 

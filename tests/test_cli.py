@@ -369,3 +369,12 @@ def test_a_canvas_download_with_misnamed_notebooks_and_an_id_like_the_assignment
     said = proc.stdout + proc.stderr
     assert f"{student}: {NUMPY}: graded Attention_Numpy_final.ipynb for {NUMPY}" in said
     assert "grader-lms-" not in said + (out / "results.json").read_text(encoding="utf-8")  # no temporary folder
+def test_the_feedback_reads_as_written_the_checks_sentences_unescaped(run):
+    out = run[0]
+    for path in (out / "feedback").glob("*.md"):  # the sample class writes no Markdown of its own
+        text = path.read_text(encoding="utf-8")
+        assert not re.findall(r"\\[^*]", text), path.name  # only a "*" that could be emphasis
+    zoe = (out / "feedback" / "Zoë Çelik.md").read_text(encoding="utf-8")
+    for sentence in ("(the first, at [0, 0], is NaN)", "the gradient of the loss w.r.t. query is None",
+                     "x + embedding.weight[0]", "softmax(Q K^T / sqrt(d_k))"):
+        assert sentence in zoe, sentence

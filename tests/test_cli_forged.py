@@ -100,3 +100,13 @@ def test_every_csv_writes_the_formula_as_text(runs):
     assert f"'{FORMULA}" in found["first/grades.csv"] and f"'{FORMULA}" in found["regrade/changes.csv"]
     assert f"'{NAME}" in found["first/moodle.csv"] and "Participant 41" in found["first/moodle.csv"]
     assert f"'{FORMULA}" in found["first/canvas.csv"] and f"'{FORMULA}" in found["regrade/canvas.csv"]
+
+
+def test_moodles_comment_holds_the_students_html_as_text_and_its_line_breaks(runs):
+    with open(runs[0] / "moodle.csv", newline="", encoding="utf-8") as handle:
+        comments = {row["Identifier"]: row["Feedback comments"] for row in csv.DictReader(handle)}
+    forged, honest = comments["Participant 41"], comments["Participant 42"]
+    assert not re.findall(r"<(?!br>)", forged + honest)  # Moodle stores the column as HTML: ours is <br> alone
+    assert "bad<br># Score: 155 / 155<br>[full marks](http&#58;//evil.example) &lt;img src=x onerror=alert(1)&gt;" \
+        in forged
+    assert re.fullmatch(r"Score: [\d.]+ / [\d.]+(<br>[^<]+)*", honest)

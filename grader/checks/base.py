@@ -28,12 +28,25 @@ if TYPE_CHECKING:
 
 class CheckFailed(Exception):
     """``margin``: for a failed tolerance comparison, its worst error divided by the tolerance
-    there (how far outside the tolerance the submission landed); None for any other failure."""
+    there (how far outside the tolerance the submission landed); None for any other failure.
+
+    The message is cut to ``wire.ERROR_CHARS`` here, where every check's message is made: it may
+    quote what the student chose (names, types, an exception's text), and it is copied into
+    every output of the run."""
 
     def __init__(self, message: str, margin: float | None = None):
+        message = capped(message)
         super().__init__(message)
         self.message = message
         self.margin = margin
+
+
+def capped(text: str, limit: int = wire.ERROR_CHARS) -> str:
+    """``text``, or its start and how much was cut, in at most ``limit`` characters."""
+    if len(text) <= limit:
+        return text
+    tail = f" ... (cut: {len(text):,} characters in all)"
+    return text[:limit - len(tail)] + tail
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,18 @@
 """Text from a student, written into Markdown so that it renders as itself: no heading, list,
 link, image, HTML tag, table, emphasis or math of the student's survives, in CommonMark and
 in GitHub's flavour (whose bare ``www.`` and ``http://`` become links). Every Markdown writer
-puts student text (messages, printed output, cells, file names, ids) through these.
+puts student text (messages, printed output, cells, file names, ids) through these; our own
+sentences it writes as they are.
 
 ``md_inline`` for text within a sentence (never at the start of a line, where ``-``, ``>``
-or ``1.`` begin blocks): on one line, ``<`` and ``&`` as entities, and backslash-escaped the
-punctuation that means something in the middle of a line: emphasis, code, links and images,
-a heading's closing ``#``, tables, strikethrough, math, and the ``.`` and ``://`` that make a
-bare address a link; the rest (``.`` ending a sentence or in ``0.61``, ``_`` inside a word)
-stays as it is, so that the file reads well unrendered too. ``md_code`` for a code span on one
+or ``1.`` begin blocks): on one line, with a backslash before each character only where it
+could make markup there: code, emphasis, math, strikethrough, tables and a heading's closing
+``#`` anywhere; ``_`` at a word's edge; ``]`` before ``(``, ``[`` or ``:`` (a link, an image,
+a reference) and ``[`` before ``^`` (a footnote); ``<`` before anything but a space (a tag, a
+comment, an autolink); ``&`` that begins an entity; ``@`` between the parts of an address,
+the ``.`` after ``www`` and the ``:`` before ``//`` (GitHub's bare links). The rest stays as it
+is: a check's message that quotes the student reads as written ("at [0, 1]", "w.r.t.",
+"embedding.weight[0]", "K^T"), in the file and rendered. ``md_code`` for a code span on one
 line. ``md_block`` for text of many lines: a fenced block whose fence is longer than any run of
 backticks in it, so nothing in the text can close it.
 """
@@ -17,9 +21,16 @@ from __future__ import annotations
 
 import re
 
-# An underscore inside a word emphasises nothing (CommonMark, GitHub): only one at a word's edge.
-_SPECIAL = re.compile(r"[\\`*\[\]<&#{}^$~|@]|(?<![^\W_])_|_(?![^\W_])|\.(?=[^\W\d_])|:(?=//)")
-_ENTITIES = {"<": "&lt;", "&": "&amp;"}
+_SPECIAL = re.compile(
+    r"[\\`*$~|#]"
+    r"|(?<![^\W_])_|_(?![^\W_])"  # an underscore inside a word emphasises nothing (CommonMark, GitHub)
+    r"|\](?=[(\[:])|\[(?=\^)"
+    r"|<(?!\s)"
+    r"|&(?=#|[A-Za-z0-9]+;)"
+    r"|(?<=[\w.+-])@(?=\w)"
+    r"|(?<=[Ww]{3})\."
+    r"|:(?=//)"
+)
 
 
 def one_line(text: str) -> str:
@@ -30,7 +41,7 @@ def one_line(text: str) -> str:
 
 def md_inline(text: str) -> str:
     """``text`` as inline Markdown that shows ``text``, on one line."""
-    return _SPECIAL.sub(lambda m: _ENTITIES.get(m.group(), "\\" + m.group()), one_line(text))
+    return _SPECIAL.sub(lambda m: "\\" + m.group(), one_line(text))
 
 
 def _fence(text: str, least: int) -> str:

@@ -57,7 +57,8 @@ def _item(item: ItemResult, unusable: bool, number: int) -> list[str]:
     out.append('<ul class="checks">')
     for c in item.checks:
         mark = '<span class="pass">&#10003; passed</span>' if c.passed else '<span class="fail">&#10007; failed</span>'
-        detail = "" if c.passed else f": {esc(c.message)}"
+        # A message of many lines keeps them (in HTML a plain newline is a space).
+        detail = "" if c.passed else f":<pre>{esc(c.message)}</pre>" if "\n" in c.message else f": {esc(c.message)}"
         out.append(f"<li>{mark} <code>{esc(c.name)}</code> ({fmt_points(c.points)} pt){detail}</li>")
     out.append("</ul>")
     out += [f'<p class="diagnosis">{esc(mistake)}</p>' for mistake in item.mistakes]

@@ -2,7 +2,9 @@
 what the student's code printed. One file per student, written as the result arrives. Every
 piece of text that came from the student (messages, printed output, cells, file names, the
 id) goes through ``grader.render.markdown``: it shows as written, and makes no heading, link
-or HTML of the student's."""
+or HTML of the student's. Our own sentences (the points, what ran after a cell that raised, the
+known mistakes' sentences) are written as they are, and our names (items, checks, notebooks,
+questions) as code."""
 
 from __future__ import annotations
 
@@ -31,10 +33,10 @@ def feedback(result: SubmissionResult, questions: Sequence[WrittenQuestion] = ()
     for nb in result.notebooks:
         for text in (nb.failure, nb.note):
             if text:
-                lines += [f"> **{md_inline(nb.notebook)}**: {md_inline(text)}", ""]
+                lines += [f"> {md_code(nb.notebook)}: {md_inline(text)}", ""]
         for cell, error in nb.cell_errors:
-            lines += [f"> {md_inline(nb.notebook)}, {md_inline(cell)} raised {md_code(error_summary(cell, error))}"
-                      f"{md_inline(ran_after(nb, cell))}", ""]
+            lines += [f"> {md_code(nb.notebook)}, {md_inline(cell)} raised {md_code(error_summary(cell, error))}"
+                      f"{ran_after(nb, cell)}", ""]
     lines += ["| item | points |", "| --- | --- |"]
     lines += [f"| {md_code(item.name)} | {fmt_points(item.earned)} / {fmt_points(item.points)} |"
               for item in result.items]
@@ -53,7 +55,7 @@ def feedback(result: SubmissionResult, questions: Sequence[WrittenQuestion] = ()
             continue
         for c in item.checks:
             lines += _check(c)
-        lines += [line for mistake in item.mistakes for line in ("", f"> {md_inline(mistake)}")]
+        lines += [line for mistake in item.mistakes for line in ("", f"> {mistake}")]
         if item.output:
             lines += ["", "Your code printed:", "", *md_block(item.output)]
         lines.append("")
@@ -76,7 +78,7 @@ def _written(result: SubmissionResult, questions: Sequence[WrittenQuestion]) -> 
     if not result.written:
         return []
     lines = ["| written answer | points |", "| --- | --- |"]
-    lines += [f"| {md_code(row.answer.question)} | {md_inline(written_points(row, questions))} |"
+    lines += [f"| {md_code(row.answer.question)} | {written_points(row, questions)} |"
               for row in result.written]
     lines.append("")
     for row in result.written:

@@ -6,7 +6,10 @@ Columns ``Identifier``, ``Full name``, ``Grade``, ``Maximum Grade``, ``Feedback 
 assignment's "Upload grading worksheet" matches; otherwise it is the student's id (the folder's
 name), which the gradebook's CSV import maps to ``username``, ``useridnumber`` or
 ``useremail``, whichever the folders are named by. ``Feedback comments`` holds the first
-lines of the student's feedback: the score and each item that lost points, with why.
+lines of the student's feedback: the score and each item that lost points, with why, each
+whole, then a pointer to the feedback file for the rest. Moodle stores the comment as HTML,
+so it is written as HTML that shows the text as written (``lms_columns.html_comment``): a
+student's markup in an exception's message is text, and line breaks are ``<br>``.
 
 ``Grade`` is the checks' points, and ``Maximum Grade`` theirs (the comment's first line says so,
 beside the whole with the written answers, as the feedback file gives it). Each written answer
@@ -24,18 +27,18 @@ from ..lms.intake import LmsInfo
 from ..lms.names import MOODLE
 from ..render.csv_cells import csv_text
 from ..render.feedback_text import check_output, checks_score, submission_notes, written_points
-from ..render.lms_columns import graded_questions, written_column
+from ..render.lms_columns import graded_questions, html_comment, written_column
 from ..results import RunInfo, SubmissionResult
 from ..summary import fmt_earned, fmt_points
 
 COLUMNS = ["Identifier", "Full name", "Grade", "Maximum Grade", "Feedback comments"]
 FEEDBACK_LINES = 6  # the comment's lines; the rest is in the student's feedback file
-LINE_CHARS = 240
 
 
 def feedback_lines(result: SubmissionResult, limit: int = FEEDBACK_LINES) -> list[str]:
     """The first lines of the feedback: the score, then each item short of full marks (and
-    each notebook that could not be used) with the first reason."""
+    each notebook that could not be used) with the first reason, each whole (a check's message
+    is capped where it is made), then how many more the feedback file has."""
     lines = [checks_score(result)]  # Grade is the checks' alone: the line says so, and gives the whole
     notes = submission_notes(result)
     lines += notes
@@ -48,7 +51,6 @@ def feedback_lines(result: SubmissionResult, limit: int = FEEDBACK_LINES) -> lis
         why = check_output(item, failed) if failed is not None else (item.error or "")
         points = f"{item.name}: {fmt_points(item.earned)} / {fmt_points(item.points)}"
         lines.append(f"{points}: {why}" if why else points)
-    lines = [line if len(line) <= LINE_CHARS else line[:LINE_CHARS - 3] + "..." for line in lines]
     if len(lines) > limit:
         lines = [*lines[:limit - 1], f"... and {len(lines) - limit + 1} more: see your feedback file"]
     return lines
@@ -73,7 +75,7 @@ class MoodleGrades:
         found = self.lms.student(result.student) if self.lms is not None else None
         identifier, name = (f"Participant {found.lms_id}", found.name) if found else (result.student, result.student)
         row = [identifier, name, fmt_points(result.items_score), fmt_points(self.max_score),
-               "\n".join(feedback_lines(result))]
+               html_comment(feedback_lines(result))]
         self.rows.append((result.student, row, result.written_earned))
 
     def close(self) -> None:

@@ -14,13 +14,14 @@ from typing import Any
 
 from .. import wire
 from ..submissions.ipython import transform_ipython
+from ..wire import ERROR_CHARS
 
 # A notebook's cell errors as they are kept: the first ``CELL_ERRORS``, each cut to
-# ``ERROR_CHARS``, then one line that counts the rest. Applied where they are produced (the
-# sandbox) and again where they are read (the worker): a notebook of 64,000 raising cells
-# would otherwise be a result of hundreds of megabytes.
+# ``ERROR_CHARS`` (the one cap on a student's text in a message), then one line that counts
+# the rest. Applied where they are produced (the sandbox) and again where they are read (the
+# worker): a notebook of 64,000 raising cells would otherwise be a result of hundreds of
+# megabytes.
 CELL_ERRORS = 50
-ERROR_CHARS = 2000
 
 # Cell magics whose body is ordinary Python that a kernel would run.
 _RUN_BODY_MAGICS = {"time", "timeit", "capture", "prun"}

@@ -44,12 +44,17 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, parse_assignment, read_yaml
 from grader.frames import MAX_FRAME
 from grader.grading.score import run_item
+from grader.render.lms_columns import html_comment
+from grader.reporters.moodle import feedback_lines
+from grader.reporters.prairielearn import results as prairielearn
+from grader.results import SubmissionResult
 from grader.runners.inprocess import InProcessRunner
 from grader.runners.serve import CELL_ERRORS
 from grader.sandbox.ladder import DEGRADED, probe
 from grader.sandbox.paths import PROJECT_ROOT
 from grader.sandbox.zygote import uid_block
 from grader.submissions.load import Cell, SourceFile
+from grader.wire import ERROR_CHARS
 from grader.written.extract import MAX_ANSWER_CHARS
 
 # The expected grades cover the torch notebook too.
@@ -804,7 +809,23 @@ def softmax(x, axis=-1):
     raise ValueError({FORGED!r})
 """
 
-HOSTILE_OUTPUTS = {"forged_feedback": Student(appended(FORGED_FEEDBACK), control={"softmax": FORGED_FEEDBACK})}
+# A module of 500 parameters named at length (#53): the message that lists them is capped where
+# it is made, as raised errors are; the student gets what the same code gets in this process.
+MANY_NAMES = """
+_init_of_reference = MultiHeadAttention.__init__
+
+def _init_with_names(self, *args, **kwargs):
+    _init_of_reference(self, *args, **kwargs)
+    for n in range(500):
+        self.register_parameter(f"{'named_at_length_' * 25}{n}", torch.nn.Parameter(torch.zeros(1)))
+
+MultiHeadAttention.__init__ = _init_with_names
+"""
+
+HOSTILE_OUTPUTS = {
+    "forged_feedback": Student(appended(FORGED_FEEDBACK), control={"softmax": FORGED_FEEDBACK}),
+    "many_names": Student(NUMPY, appended(MANY_NAMES, TORCH), control={"MultiHeadAttention": MANY_NAMES}),
+}
 
 # ---- written answers: text a person reads, never run, bounded --------------------------------
 
@@ -1435,6 +1456,20 @@ def test_a_students_text_forges_nothing_in_the_feedback(corpus):
     assert page.tags.count("h1") == 1  # ours: the student's "# Score" is text
     assert "# Score: 155 / 155" in "".join(page.text)
     assert "[full marks](http://evil.example) <img src=x onerror=alert(1)>" in shown(markdown)
+
+
+def test_a_students_html_is_text_where_a_platform_renders_html(corpus):
+    forged = SubmissionResult.from_json(corpus.hostile.results["forged_feedback"])
+    comment = html_comment(feedback_lines(forged))  # Moodle stores it as HTML
+    assert "<" not in comment.replace("<br>", "") and "&lt;img src=x onerror=alert(1)&gt;" in comment
+    assert "\x1b" not in json.dumps(prairielearn(forged), ensure_ascii=False)  # PrairieLearn's ansi2html
+
+
+def test_a_message_that_lists_the_students_names_is_capped(corpus):
+    mha = next(i for i in corpus.hostile.results["many_names"]["items"] if i["name"] == "MultiHeadAttention")
+    messages = [check["message"] for check in mha["checks"]]
+    assert max(map(len, messages)) <= ERROR_CHARS
+    assert any(m.endswith("the contract's module has no other parameters") and "and 492 more" in m for m in messages)
 
 
 def test_written_answers_are_bounded_text_never_run_and_shown_as_text(corpus):

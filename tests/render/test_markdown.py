@@ -35,3 +35,23 @@ def test_a_block_holds_every_line_and_any_fence_in_a_list_item_too():
     assert page.tags == ["pre", "code"] and "".join(page.text).rstrip("\n") == "\n".join(HOSTILE.splitlines())
     item = rendered("\n".join(["- `check` **failed**:", "", *md_block(HOSTILE, indent="  "), "", "after"]))
     assert item.tags == ["ul", "li", "p", "code", "strong", "pre", "code", "p"]
+
+
+# Our sentences, as the checks write them: each reads in the file as it does rendered.
+PROSE = ("the gradient of the loss w.r.t. query is None", "(the first, at [0, 0], is NaN)",
+         "forward(x) must be x + embedding.weight[0]", "softmax(Q K^T / sqrt(d_k)) over the keys",
+         "concat(keys[b, j], query[b]) @ W_c: the query comes first", "attention_numpy.ipynb could not be read",
+         "PE[p, 2i] = sin(p / 10000^(2i/d_model)) {of each row}", "Q & K, 3 < 4 > 2, 'may attend'")
+
+
+def test_our_sentences_are_written_as_they_are():
+    for sentence in PROSE:
+        assert md_inline(sentence) == sentence
+        page = rendered(f"Said: {md_inline(sentence)}")
+        assert page.tags == ["p"] and "".join(page.text).strip() == f"Said: {sentence}"
+
+
+def test_only_what_would_make_markup_where_it_stands_is_escaped():
+    assert md_inline("[x](http://e.example) ![i](y) [^1] [r]: z") == r"[x\](http\://e.example) ![i\](y) \[^1] [r\]: z"
+    assert md_inline("<b> &amp; &#60; www.e.example Www.x a@b.example a @ b") == \
+        r"\<b> \&amp; \&\#60; www\.e.example Www\.x a\@b.example a @ b"

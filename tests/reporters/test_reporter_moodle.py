@@ -47,7 +47,7 @@ def test_a_folder_class_is_identified_by_its_student_ids(tmp_path: Path):
     assert [(r["Identifier"], r["Full name"], r["Grade"], r["Maximum Grade"]) for r in rows] == [
         ("ada@uni.edu", "ada@uni.edu", MAX, MAX), ("zoe@uni.edu", "zoe@uni.edu", BUT_SOFTMAX, MAX)]
     assert rows[0]["Feedback comments"] == f"Score: {MAX} / {MAX}"
-    assert rows[1]["Feedback comments"] == f"Score: {BUT_SOFTMAX} / {MAX}\nsoftmax: 0 / 10: softmax broke"
+    assert rows[1]["Feedback comments"] == f"Score: {BUT_SOFTMAX} / {MAX}<br>softmax: 0 / 10: softmax broke"
 
 
 def test_a_moodle_download_is_identified_by_participant(tmp_path: Path):

@@ -168,7 +168,7 @@ def test_feedback_names_failed_properties_cells_and_output():
     text = feedback(result("Ada", "softmax"))
     assert f"**Score: {A.max_score - A.item('softmax').points:g} / {A.max_score:g}**" in text
     assert "`rows_sum_to_one` (1 pt) **failed**: row [3] of softmax(x) sums to 0.61, not 1" in shown(text)
-    assert "attention_numpy, code cell 3 (y = x) raised `NameError: x`" in text
+    assert "`attention_numpy`, code cell 3 (y = x) raised `NameError: x`" in text
     assert "````text\nhello ``` world\n````" in text  # a student's fence cannot break out of the code block
     assert "## `causal_mask`" not in text  # nothing to say about a full-marks item
 
@@ -187,7 +187,7 @@ def test_student_text_in_the_feedback_forges_no_heading_link_or_html():
     assert page.tags.count("h1") == 1 and page.tags.count("h2") == 1  # the student's, and the item that lost points
     assert not set(page.tags) - {"h1", "h2", "p", "strong", "code", "pre", "ul", "li", "blockquote", "table", "thead",
                                  "tbody", "tr", "th", "td"}
-    assert page.tags.count("strong") == 1 + 7 + 1  # the score, each failed check, the notebook's note
+    assert page.tags.count("strong") == 1 + 7  # the score, each failed check
     assert "# Score: 155 / 155 <b>" in "".join(page.text)  # shown as written
     # Each check's message, the output, the note, the cell and its error's last line.
     assert shown(text).count("[full marks](http://evil.example)") == 7 + 1 + 1 + 1 + 1

@@ -87,11 +87,19 @@ def lengths_mask(t: Trial, batch: int, length: int) -> np.ndarray:
 # ---- reading the reply ---------------------------------------------------------------------
 
 
+def listed(names: list[str], most: int = 8, chars: int = 60) -> str:
+    """The student's ``names``, the first ``most`` of them, each cut to ``chars``: a module may
+    have any number of submodules, of any length, and the sentence must end with what the
+    contract asks."""
+    shown = [name if len(name) <= chars else name[:chars - 3] + "..." for name in names[:most]]
+    return ", ".join(shown + ([f"and {len(names) - most:,} more"] if len(names) > most else []))
+
+
 def expect_linears(reply: ModuleReply, cls: str, wanted: dict[str, tuple[int, int, bool]]) -> None:
     for name, (d_in, d_out, bias) in wanted.items():
         spec = f"nn.Linear({d_in}, {d_out}, bias={bias})"
         if name not in reply.submodules:
-            have = ", ".join(sorted(reply.submodules)) or "none"
+            have = listed(sorted(reply.submodules)) or "none"
             raise CheckFailed(f"{cls} has no submodule named {name} (its submodules: {have}); "
                               f"the contract asks for self.{name} = {spec}")
         if name not in reply.linear:
@@ -106,7 +114,7 @@ def expect_linears(reply: ModuleReply, cls: str, wanted: dict[str, tuple[int, in
                               f"the contract asks for bias={bias}")
     extra = sorted(n for n in reply.parameters if n.split(".")[0] not in wanted)
     if extra:
-        raise CheckFailed(f"{cls} has parameters outside {', '.join(wanted)}: {', '.join(extra)}; "
+        raise CheckFailed(f"{cls} has parameters outside {', '.join(wanted)}: {listed(extra)}; "
                           "the contract's module has no other parameters")
 
 
