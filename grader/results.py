@@ -181,8 +181,6 @@ class SubmissionResult:
 
 def _notebook_json(nb: NotebookResult) -> dict[str, Any]:
     data = {**vars(nb), "cell_errors": [list(e) for e in nb.cell_errors]}
-    if not nb.code_skipped:
-        del data["code_skipped"]
     if nb.code is None:  # a run without the integrity report sends and writes what it did before it
         del data["code"]
     else:
