@@ -29,8 +29,9 @@ from benchmarks import integrity_class, integrity_converging  # noqa: E402
 from benchmarks.integrity_converging import KINDS  # noqa: E402
 from grader.assignment.bundle import load_bundle  # noqa: E402
 from grader.assignment.config import DEFAULT_ASSIGNMENT  # noqa: E402
-from grader.integrity.evidence import Work, flagged, pairs  # noqa: E402
+from grader.integrity.evidence import Work, pairs  # noqa: E402
 from grader.integrity.fingerprints import definitions  # noqa: E402
+from grader.integrity.listing import flagged  # noqa: E402
 from grader.integrity.origins import solution_named  # noqa: E402
 from grader.integrity.public import public_code  # noqa: E402
 from grader.submissions.load import read_cells  # noqa: E402

@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 
 from ..render.html import esc, page
 from ..render.words import counted
-from .evidence import ItemEvidence, Pair, why
+from .evidence import ItemEvidence, Pair
 from .fingerprints import ItemCode
+from .listing import why
 
 _STYLE = """<style>
 .pair { border-top: 1px solid #bbb; margin-top: 1.5em; }

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from ..assignment.bundle import Bundle
 from ..integrity.code import ItemCode
-from ..integrity.evidence import Work, clusters, flagged, pairs, why
+from ..integrity.evidence import Work, pairs
+from ..integrity.listing import clusters, flagged, why
 from ..integrity.origins import public_matches, solution_named
 from ..integrity.page import integrity_page
 from ..integrity.public import Public, public_code

@@ -12,8 +12,9 @@ from benchmarks import integrity_class
 from benchmarks.integrity_converging import KINDS, build
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.integrity.evidence import Pair, Work, clusters, flagged, pairs, why
+from grader.integrity.evidence import Pair, Work, pairs
 from grader.integrity.fingerprints import definitions
+from grader.integrity.listing import clusters, flagged, why
 from grader.integrity.origins import solution_named
 from grader.integrity.public import public_code
 from grader.submissions.load import read_cells

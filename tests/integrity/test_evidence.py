@@ -7,8 +7,9 @@ import math
 
 import pytest
 
-from grader.integrity.evidence import ALPHA, FLOOR, LISTED, Work, clusters, flagged, floor, pairs
+from grader.integrity.evidence import ALPHA, FLOOR, LISTED, Work, floor, pairs
 from grader.integrity.fingerprints import definitions
+from grader.integrity.listing import clusters, flagged
 from grader.integrity.public import Public
 from grader.submissions.load import Cell
 

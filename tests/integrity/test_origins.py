@@ -10,8 +10,9 @@ import shutil
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.integrity.evidence import Pair, Work, flagged, pairs
+from grader.integrity.evidence import Pair, Work, pairs
 from grader.integrity.fingerprints import definitions
+from grader.integrity.listing import flagged
 from grader.integrity.origins import public_matches, solution_named
 from grader.integrity.public import public_code, starter
 from grader.submissions.load import Cell, read_cells
