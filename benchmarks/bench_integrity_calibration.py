@@ -29,8 +29,10 @@ from benchmarks import integrity_class, integrity_converging  # noqa: E402
 from benchmarks.integrity_converging import KINDS  # noqa: E402
 from grader.assignment.bundle import load_bundle  # noqa: E402
 from grader.assignment.config import DEFAULT_ASSIGNMENT  # noqa: E402
-from grader.integrity.evidence import Work, flagged, pairs, solution_matches  # noqa: E402
+from grader.integrity.evidence import Work, pairs  # noqa: E402
 from grader.integrity.fingerprints import definitions  # noqa: E402
+from grader.integrity.listing import flagged  # noqa: E402
+from grader.integrity.origins import solution_named  # noqa: E402
 from grader.integrity.public import public_code  # noqa: E402
 from grader.submissions.load import read_cells  # noqa: E402
 
@@ -52,7 +54,7 @@ def analyse(class_dir: Path) -> tuple[list, dict[str, int], float, float]:
     read = time.process_time() - started
     started = time.process_time()
     found = flagged(pairs(works, public))
-    named = {w.student: len(m) for w in works if (m := solution_matches(w, public))}
+    named = {student: len(items) for student, items in solution_named(works, public).items()}
     return found, named, read, time.process_time() - started
 
 

@@ -108,6 +108,7 @@ class NotebookResult:
     # it read, when a reporter asked (``wants_code``: the integrity report); None when not asked, not
     # read (``failure`` says why) or too large to send. Not written to results.json.
     code: tuple[ItemCode, ...] | None = None
+    code_skipped: tuple[str, ...] = ()  # with ``code``: the cells too large to read for it, each with why
 
     def ran_after(self, cell: str) -> bool:
         """Whether cells ran after ``cell`` (as the student sees it)."""
@@ -166,6 +167,7 @@ class SubmissionResult:
         )
         notebooks = tuple(
             NotebookResult(**{**nb, "cell_errors": tuple((str(n), str(e)) for n, e in nb["cell_errors"]),
+                              "code_skipped": tuple(str(note) for note in nb.get("code_skipped", ())),
                               "code": None if nb.get("code") is None
                               else tuple(ItemCode.from_json(c) for c in nb["code"])})
             for nb in data["notebooks"]

@@ -120,7 +120,7 @@ def _grade_notebook(
     if source.problem is not None:
         report = NotebookResult(source.notebook, source.path, source.problem, (), "", source.note)
         return report, [zero_item(item, source.problem) for item in items]
-    evidence = _code(source, items) if code else None
+    evidence, skipped = _code(source, items) if code else (None, ())
     first = loads.open_runner(source)
     runner: Runner | None = first
     load = first.load
@@ -128,7 +128,7 @@ def _grade_notebook(
     errors = tuple((labels.get(n, f"code cell {n}"), e) for n, e in load.cell_errors)
     last = source.cells[-1].label if source.cells else None
     report = NotebookResult(source.notebook, source.path, load.failure, errors, named_cells(load.output, labels),
-                            source.note, last, evidence)
+                            source.note, last, evidence, skipped)
     results = []
     for item in items:
         if runner is None:
@@ -162,16 +162,20 @@ def _grade_notebook(
 CODE_BYTES = 64 * 1024 * 1024  # of a notebook's code as sent: two notebooks' stay far below a frame's limit
 
 
-def _code(source: SourceFile, items: Sequence[Item]) -> tuple[ItemCode, ...] | None:
+def _code(source: SourceFile, items: Sequence[Item]) -> tuple[tuple[ItemCode, ...] | None, tuple[str, ...]]:
     """The code of each of ``items`` the student defined, from every cell as read (the integrity
     report's: here, in the worker, rather than in the run's main process, one student after
     another); None where it is too large to send (helpers of megabytes each item reaches: the
-    frame would fail the student's result, which must not change with the report)."""
-    from ..integrity.fingerprints import definitions  # only a run with the integrity report needs it
+    frame would fail the student's result, which must not change with the report). And the
+    cells left out, too large to parse (``grader.integrity.cells``), each with why."""
+    from ..integrity.cells import within  # only a run with the integrity report needs it
+    from ..integrity.fingerprints import definitions
 
-    found = definitions(source.cells, [item.name for item in items])
+    cells, skipped = within(source.cells)
+    found = definitions(cells, [item.name for item in items])
     code = tuple(found[name] for name in sorted(found))
-    return code if len(json.dumps([c.to_json() for c in code], ensure_ascii=False)) <= CODE_BYTES else None
+    return (code if len(json.dumps([c.to_json() for c in code], ensure_ascii=False)) <= CODE_BYTES else None,
+            tuple(skipped))
 
 
 _CELL_NAME = re.compile(r"<cell (\d+)>(?::(\d+):?)?")

@@ -9,5 +9,8 @@ Two kinds of evidence, per graded item and per pair of students:
 - ``behaviour``: what the student's code returned on the item's hidden checks, as a digest
   the worker records for items that lost points (``behaviour``).
 
-``evidence`` indexes both for the whole class and scores the pairs; ``page`` draws them.
+``evidence`` indexes both for the whole class and scores the pairs; ``origins`` names the
+students who hand in the instructor's solution, and the ``--known-sources`` a student's code
+matches; ``page`` draws them. ``cells`` bounds what is parsed (a cell, a notebook), and
+``winnowing`` turns tokens into fingerprints.
 """

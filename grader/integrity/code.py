@@ -21,6 +21,7 @@ class ItemCode:
     where: str  # the cell, as the student sees it
     prints: tuple[Print, ...]
     calls: frozenset[str] = frozenset()  # the other graded items it calls
+    stub: bool = False  # the release's stub, or one like it: nothing the student wrote
 
     @cached_property  # the report asks for each item's several times
     def hashes(self) -> frozenset[int]:
@@ -29,10 +30,11 @@ class ItemCode:
     def to_json(self) -> dict[str, Any]:
         # Plain lists of ints and strings: what crosses from a worker is never pickled.
         return {"name": self.name, "source": self.source, "where": self.where,
-                "prints": [list(p) for p in self.prints], "calls": sorted(self.calls)}
+                "prints": [list(p) for p in self.prints], "calls": sorted(self.calls),
+                **({"stub": True} if self.stub else {})}  # a student's own code sends what it did before
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ItemCode:
         return cls(str(data["name"]), str(data["source"]), str(data["where"]),
                    tuple((int(h), int(first), int(last)) for h, first, last in data["prints"]),
-                   frozenset(str(c) for c in data["calls"]))
+                   frozenset(str(c) for c in data["calls"]), data.get("stub") is True)

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 
@@ -44,7 +44,7 @@ import numpy as np
 
 from ..render.words import counted
 from .fingerprints import ItemCode
-from .public import SOLUTION_ITEMS, Public, solution_items
+from .public import Public
 
 ALPHA = 0.5  # listed when this class would produce at most this many pairs as strong by chance
 GROUP_ITEMS = 2  # items on which the same students alone share code, from which they are a group
@@ -119,7 +119,9 @@ class Pair:
 
     @property
     def listed(self) -> tuple[ItemEvidence, ...]:
-        return tuple(e for e in self.items if e.strength >= LISTED)
+        """The items the pair is listed on: those shared as rarely as ``LISTED``, else every item
+        with evidence (a pair of a group or a triangle of weaker links)."""
+        return tuple(e for e in self.items if e.strength >= LISTED) or self.items
 
     @property
     def evidence(self) -> str:
@@ -334,7 +336,7 @@ def _behaviour_counted(works: Sequence[Work], item: str) -> dict[int, tuple[str,
     for index, w in enumerate(works):
         digest = w.behaviour.get(item)
         code = w.code.get(item)
-        if not digest or code is None:  # never defined: nothing it returned is its own
+        if not digest or code is None or code.stub:  # never defined, or a stub: nothing it returned is its own
             continue
         if any(w.behaviour.get(other) for other in code.calls):  # one wrong helper, counted on its item
             continue
@@ -380,97 +382,16 @@ def _evidence(item: str, data: _Item, a: Work, b: Work, i: int, j: int, total_pa
     explained = shared and (item in a.explained or item in b.explained)
     checks = tuple(a.failed.get(item, ())) if shared else ()  # the same values: the same checks failed
     evidence = ItemEvidence(item, code, behaviour, ba[1] if shared and ba else 0, explained, checks)
-    if evidence.strength >= LISTED and both:
+    if both:  # the pairs are the ones found: their shared lines are marked
         evidence = replace(evidence, lines_a=_lines(a.code.get(item), both), lines_b=_lines(b.code.get(item), both))
     return evidence
 
 
-def flagged(found: Iterable[Pair]) -> list[Pair]:
-    """The pairs to list: those this class would produce at most ``ALPHA`` of by chance, and
-    those of a triangle of links each of which it would produce at most ``GROUP`` of. Students
-    who share one solution dilute each other's rarity (five who share an item are ten pairs of
-    the class that share it), but chance does not join three pairs into a triangle."""
-    found = list(found)
-    loose = {frozenset((p.a, p.b)) for p in found if p.expected <= GROUP}
-    peers: dict[str, set[str]] = defaultdict(set)
-    for link in loose:
-        a, b = tuple(link)
-        peers[a].add(b)
-        peers[b].add(a)
-    return [p for p in found if p.expected <= ALPHA or p.group or frozenset((p.a, p.b)) in loose
-            and peers[p.a] & peers[p.b]]
-
-
-def through(pair: Pair, found: Iterable[Pair]) -> tuple[str, ...]:
-    """The students a listed pair's two are each listed with: the middle of a chain A -> B -> C
-    (each copy dressed again, A and C may share less with each other than with B)."""
-    peers: dict[str, set[str]] = defaultdict(set)
-    for p in found:
-        peers[p.a].add(p.b)
-        peers[p.b].add(p.a)
-    return tuple(sorted(peers[pair.a] & peers[pair.b]))
-
-
-def why(pair: Pair, found: Sequence[Pair]) -> str:
-    """``pair.evidence``, and the students who link the two, if any."""
-    middle = through(pair, found)
-    return pair.evidence + (f"; both are also listed with {', '.join(middle)}" if middle else "")
-
-
-def clusters(found: Sequence[Pair]) -> list[tuple[str, ...]]:
-    """Groups of three or more students among the listed pairs ``found``, joined by strong links
-    only, largest first: a link of ``STRONG`` or less, or one of a triangle of listed pairs. A
-    chain of weak links is no group."""
-    parent: dict[str, str] = {}
-    peers: dict[str, set[str]] = defaultdict(set)
-    for p in found:
-        peers[p.a].add(p.b)
-        peers[p.b].add(p.a)
-
-    def root(s: str) -> str:
-        while parent.setdefault(s, s) != s:
-            s = parent[s]
-        return s
-
-    for p in found:
-        if p.expected <= STRONG or p.group or peers[p.a] & peers[p.b]:
-            parent[root(p.a)] = root(p.b)
-    groups: dict[str, list[str]] = defaultdict(list)
-    for s in parent:
-        groups[root(s)].append(s)
-    return sorted((tuple(sorted(g)) for g in groups.values() if len(g) >= 3), key=lambda g: (-len(g), g))
-
-
-def public_matches(work: Work, public: Public) -> dict[str, tuple[str, ...]]:
-    """Per item, the public files that most of the student's own code comes from."""
-    matches = {}
-    for item, code in work.code.items():
-        own = code.hashes - public.common
-        if not own:
-            continue
-        counts: dict[str, int] = defaultdict(int)
-        for h in own:
-            for name in public.sources.get(h, ()):
-                if public.for_item(name, item):  # a torch module's port is no source of a NumPy function
-                    counts[name] += 1
-        best = [name for name, n in counts.items() if n >= len(own) / 2]
-        if best:
-            matches[item] = tuple(sorted(best))
-    return matches
-
-
 def _own_prints(code: ItemCode | None, public: Public, item: str) -> set[int]:
-    return set() if code is None else set(code.hashes - public.aside(code, item))
+    return set() if code is None or code.stub else set(code.hashes - public.aside(code, item))
 
 
 def _lines(code: ItemCode | None, hashes: set[int]) -> tuple[int, ...]:
     if code is None or not hashes:
         return ()
     return tuple(sorted({line for h, first, last in code.prints if h in hashes for line in range(first, last + 1)}))
-
-
-def solution_matches(work: Work, public: Public) -> tuple[str, ...]:
-    """The items on which ``work`` hands in the instructor's solution, when there are at least
-    ``SOLUTION_ITEMS`` of them (one item alike can be chance); () otherwise."""
-    found = solution_items(work.code, public)
-    return found if len(found) >= SOLUTION_ITEMS else ()

@@ -20,26 +20,22 @@ from __future__ import annotations
 
 import ast
 import heapq
-import re
 import zlib
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-
-import numpy as np
 
 from ..submissions.ipython import rewrite_lines
 from ..submissions.load import Cell
-from .code import ItemCode, Print
+from .cells import within
+from .code import ItemCode
+from .winnowing import prints as _prints
 
-K = 5  # tokens per k-gram
-W = 4  # k-grams per window
 _MATMUL = {"matmul", "dot", "mm", "bmm"}
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # Fields that do not change what a program computes, or that name its own variables.
 _SKIPPED = frozenset({"ctx", "annotation", "returns", "type_comment", "type_params", "name", "asname",
                       "names", "id", "arg", "kind", "level", "conversion", "is_async"})
-_BASE = np.uint64(0x9E3779B97F4A7C15)  # an odd multiplier for the k-gram hash (the golden ratio's)
 
 
 @dataclass(frozen=True)
@@ -55,11 +51,12 @@ def definitions(cells: Iterable[Cell], names: Iterable[str] | None = None) -> di
     or ``name = other`` for another name's), the functions attached to it later
     (``Cls.method = function``), and, at any depth, the student's own helpers they call (other
     items of ``names`` are items of their own: named in ``calls``, not read). A cell that does
-    not parse is skipped."""
+    not parse is skipped, and so is one beyond the budget (``cells.within``: the worker names it).
+    A stub (``stub``) is marked: it is no one's code."""
     bound: dict[str, _Bound] = {}
     alias: dict[str, str] = {}
     attached: dict[str, list[str]] = defaultdict(list)
-    for cell in cells:
+    for cell in within(cells)[0]:
         tree = _parse(cell.source)
         if tree is None:
             continue
@@ -137,14 +134,15 @@ def _item(name: str, bound: Mapping[str, _Bound], alias: Mapping[str, str],
         text = "\n".join(bound_to.lines[node.lineno - 1:node.end_lineno])
         sources.append(text)
         offset += text.count("\n") + 3  # two blank lines between definitions
-    return ItemCode(name, "\n\n\n".join(sources), first.where, _prints(texts, lines), frozenset(calls))
+    return ItemCode(name, "\n\n\n".join(sources), first.where, _prints(texts, lines), frozenset(calls),
+                    stub(first.node))
 
 
 def top_level(cells: Iterable[Cell]) -> frozenset[int]:
     """The fingerprints of the code of ``cells`` that is not in a definition, read as one
     block (a tutorial written as a script)."""
     body: list[ast.stmt] = []
-    for cell in cells:
+    for cell in within(cells)[0]:
         tree = _parse(cell.source)
         if tree is not None:
             body += [node for node in tree.body if not isinstance(node, (*_DEFINITIONS, ast.Import, ast.ImportFrom))]
@@ -157,6 +155,28 @@ def top_level(cells: Iterable[Cell]) -> frozenset[int]:
     return frozenset(h for h, _, _ in _prints(out.texts, out.lines))
 
 
+def stub(node: ast.stmt) -> bool:
+    """Whether a definition is a stub, as the release gives it or as a student leaves it: every
+    function in it (one at least) does nothing but ``pass``, ``...``, raise or return nothing (a
+    docstring and ``super().__init__()`` aside)."""
+    functions = [node] if isinstance(node, _FUNCTIONS) else [
+        n for n in ast.walk(node) if isinstance(n, _FUNCTIONS)]
+    # A class without methods may have them attached later (``Cls.forward = _forward``).
+    return bool(functions) and all(all(_idle(s) for s in _without_docstring(f.body)) for f in functions)
+
+
+def _idle(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, (ast.Pass, ast.Raise)):
+        return True
+    if isinstance(stmt, ast.Return):
+        return stmt.value is None or isinstance(stmt.value, ast.Constant) and stmt.value.value is None
+    if not isinstance(stmt, ast.Expr):
+        return False
+    value = stmt.value
+    return isinstance(value, ast.Constant) and value.value is Ellipsis or isinstance(value, ast.Call) \
+        and isinstance(value.func, ast.Attribute) and value.func.attr == "__init__"
+
+
 def _parse(source: str) -> ast.Module | None:
     for text in (source, None):
         try:
@@ -164,19 +184,6 @@ def _parse(source: str) -> ast.Module | None:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
     return None
-
-
-def _prints(texts: Sequence[str], lines: Sequence[int]) -> tuple[Print, ...]:
-    if len(texts) < K:
-        return ()
-    ids = np.fromiter((_token_id(text) for text in texts), dtype=np.uint64, count=len(texts))
-    n = len(texts) - K + 1
-    hashes = np.zeros(n, dtype=np.uint64)
-    for j in range(K):  # sum of id * BASE ** (K - 1 - j), wrapping at 2 ** 64
-        hashes = hashes * _BASE + ids[j:j + n]
-    at = np.lib.stride_tricks.sliding_window_view(np.asarray(lines), K)
-    first, last = at.min(axis=1), at.max(axis=1)  # reordered statements: a k-gram's lines need not be in order
-    return tuple((int(hashes[j]), int(first[j]), int(last[j])) for j in winnow(hashes))
 
 
 @dataclass
@@ -365,37 +372,3 @@ def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
     if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
         return body[1:]
     return body
-
-
-_IDS: dict[str, int] = {}
-
-
-def _token_id(text: str) -> int:
-    # Two 32-bit checksums in one 64-bit number: stable across processes (unlike ``hash``), so
-    # that a run's report does not depend on the interpreter's hash seed. Cached: a class
-    # repeats a few hundred tokens.
-    found = _IDS.get(text)
-    if found is None:
-        data = text.encode()
-        found = _IDS[text] = zlib.crc32(data) << 32 | zlib.adler32(data)
-    return found
-
-
-def winnow(hashes: Sequence[int] | np.ndarray, window: int = W) -> list[int]:
-    """The positions winnowing keeps: the rightmost smallest hash of every window, in order
-    (with the rightmost minimum, a later window never picks an earlier position)."""
-    values = np.asarray(hashes, dtype=np.uint64)
-    if len(values) <= window:
-        return [] if not len(values) else [len(values) - 1 - int(np.argmin(values[::-1]))]
-    windows = np.lib.stride_tricks.sliding_window_view(values, window)
-    at = np.arange(len(windows)) + window - 1 - np.argmin(windows[:, ::-1], axis=1)
-    return at[np.concatenate(([True], at[1:] != at[:-1]))].tolist()
-
-
-_SOLUTION = re.compile(r"^[ \t]*### BEGIN SOLUTION.*?^[ \t]*### END SOLUTION[^\n]*$", re.M | re.S)
-
-
-def starter(source: str) -> str:
-    """A source notebook's cell as the release gives it: each solution replaced by the stub."""
-    return _SOLUTION.sub(lambda m: m.group(0)[:len(m.group(0)) - len(m.group(0).lstrip())]
-                         + "raise NotImplementedError()", source)

@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 
 from ..render.html import esc, page
 from ..render.words import counted
-from .evidence import ItemEvidence, Pair, why
+from .evidence import ItemEvidence, Pair
 from .fingerprints import ItemCode
+from .listing import why
 
 _STYLE = """<style>
 .pair { border-top: 1px solid #bbb; margin-top: 1.5em; }
@@ -43,9 +44,10 @@ def integrity_page(assignment: str, flagged: Sequence[Pair], groups: Sequence[tu
                  for g in groups]
         body.append("</ul>")
     if solution:
-        body.append('<h2 id="solution">Matches the instructor\'s solution</h2><p>Code that holds most of the '
-                    "solution's own lines as written (names, comments and all) beyond the starter code: not a pair, "
-                    "but worth a look.</p><ul>")
+        body.append('<h2 id="solution">Matches the instructor\'s solution</h2><p>Code that holds nearly all of '
+                    "the solution's own code beyond the starter code (names, layout and comments ignored, as between "
+                    "students), on more items than this class's students do by chance: not a pair, but worth a "
+                    "look.</p><ul>")
         ranked = sorted(solution.items(), key=lambda named: (-len(named[1]), named[0]))
         body += [f"<li>{esc(s)}: matches the instructor's solution on {counted(len(items), 'item')} "
                  f"({esc(', '.join(items))})</li>" for s, items in ranked]
@@ -64,7 +66,8 @@ def integrity_page(assignment: str, flagged: Sequence[Pair], groups: Sequence[tu
         body += _pair(n, p, why(p, flagged), code.get(p.a, {}), code.get(p.b, {}))
     if public:
         body.append('<h2 id="public">Code that matches public code</h2>'
-                    "<p>No evidence between students: where their code comes from.</p><ul>")
+                    "<p>No evidence between students: where their code comes from (the --known-sources "
+                    "files).</p><ul>")
         body += [f"<li>{esc(s)}: " + "; ".join(f"{esc(item)} matches public code: {esc(', '.join(names))}"
                                                 for item, names in sorted(items.items())) + "</li>"
                  for s, items in sorted(public.items())]

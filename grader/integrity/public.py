@@ -3,19 +3,19 @@
 - ``common``: the release's starter code (the source notebooks with each solution replaced by
   its stub) and the solution itself (the reference, the source notebooks): what every
   submission starts from, or converges to when it is right.
-- ``solution``: per item, the lines of the instructor's solution that the starter code does not
-  hold, as written (names and comments; docstrings aside, as the release gives its own): a
-  student whose item holds most of them handed in the solution itself, which an honest
-  student's own names, layout and comments do not reproduce;
+- ``solution``: per item, the fingerprints of the instructor's solution that the starter code
+  does not hold (names, layout and comments ignored, as between students): ``origins`` names
+  the students who hand in the solution on more items than the class does by chance;
 - ``sources``: the bundle's catalogue (its ports of public tutorials, and the classic mistakes)
   and the ``--known-sources`` folder (definitions and top-level code alike): code a student
-  may legitimately start from, named, so that the report can say "matches public code: ..."
-  for the item the file is for (its ``# item:`` line, or the items it defines).
+  may legitimately start from, set aside for the item the file is for (its ``# item:`` line, or
+  the items it defines). Only the ``--known-sources`` files are ``offered``, so that the report
+  can say "matches public code: ...": a catalogue mutant is the solution with a classic mistake,
+  and correct code matches it as much as the solution.
 """
 
 from __future__ import annotations
 
-import ast
 import re
 from collections import defaultdict
 from collections.abc import Mapping
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..assignment.bundle import Bundle
 from ..submissions.load import Cell, read_cells
-from .fingerprints import ItemCode, definitions, starter, top_level
+from .fingerprints import ItemCode, definitions, top_level
 
 
 class KnownSourcesError(ValueError):
@@ -36,8 +36,10 @@ class Public:
     common: frozenset[int]
     sources: dict[int, tuple[str, ...]]  # fingerprint -> the public files that hold it
     skipped: tuple[str, ...]  # public files that could not be read, with why
-    solution: Mapping[str, frozenset[str]] = field(default_factory=dict)  # item -> its solution's own lines
+    # item -> the own fingerprints of each version of its solution (the reference's, the source notebook's)
+    solution: Mapping[str, tuple[frozenset[int], ...]] = field(default_factory=dict)
     meant: Mapping[str, frozenset[str]] = field(default_factory=dict)  # public file -> the items it is for (none: any)
+    offered: frozenset[str] = frozenset()  # the public files a student's code may be said to match
 
     def for_item(self, name: str, item: str) -> bool:
         """Whether public file ``name`` is for ``item`` (a file that names no item is for any)."""
@@ -86,27 +88,29 @@ def known_source_files(folder: Path) -> list[Path]:
 
 def public_code(bundle: Bundle, known_sources: Path | None = None) -> Public:
     common: set[int] = set()
-    solution: dict[str, frozenset[str]] = {}
+    solution: dict[str, tuple[frozenset[int], ...]] = {}
     for notebook in bundle.assignment.notebooks:
         reference = [Cell(1, bundle.reference_source(notebook))]
         source = bundle.root / f"{notebook}.ipynb"
         cells = list(read_cells(source)) if source.is_file() else []
         stubs = [Cell(c.number, starter(c.source)) for c in cells]
-        given = set().union(*(solution_lines(c.source) for c in stubs))
+        given = set().union(*(code.hashes for code in definitions(stubs).values()))
         names = [item.name for item in bundle.assignment.items_of(notebook)]
         for name, code in (*definitions(reference, names).items(), *definitions(cells, names).items()):
-            solution[name] = solution.get(name, frozenset()) | (solution_lines(code.source) - given)
+            if code.hashes - given not in solution.get(name, ()):
+                solution[name] = (*solution.get(name, ()), frozenset(code.hashes - given))
         for code in (*definitions(reference).values(), *definitions(cells).values(), *definitions(stubs).values()):
             common |= code.hashes
     sources: dict[int, set[str]] = defaultdict(set)
     skipped = []
     catalogue = bundle.catalogue_dir
     files = [(p, f"catalogue/{p.relative_to(catalogue)}") for p in sorted(catalogue.rglob("*.py"))]
+    offered = []
     if known_sources is not None:
-        files += [(p, str(p.relative_to(known_sources))) for p in known_source_files(known_sources)]
+        offered = [(p, str(p.relative_to(known_sources))) for p in known_source_files(known_sources)]
     graded = {item.name for item in bundle.assignment.items}
     meant: dict[str, frozenset[str]] = {}
-    for path, name in files:
+    for path, name in files + offered:
         try:
             text = read_cells(path)
         except (ValueError, OSError) as exc:
@@ -119,7 +123,7 @@ def public_code(bundle: Bundle, known_sources: Path | None = None) -> Public:
         tagged = {m.group(1) for c in text for m in _ITEM.finditer(c.source)} & graded
         meant[name] = frozenset(tagged or found.keys() & graded)
     return Public(frozenset(common), {h: tuple(sorted(names)) for h, names in sources.items()}, tuple(skipped),
-                  solution, meant)
+                  solution, meant, frozenset(name for _, name in offered))
 
 
 _ITEM = re.compile(r"^# item: (\w+)", re.M)
@@ -132,38 +136,10 @@ def _close(runs: dict[str, list[int]], name: str, found: set[int]) -> None:
         found.update(run)
 
 
-SOLUTION_LINE = 8  # characters: shorter lines (``else:``, ``return x``) anyone writes alike
-SOLUTION_SHARE = 0.6  # of an item's solution lines, from which the item matches the solution
-SOLUTION_ITEMS = 2  # items matching the solution from which a student is named
+_SOLUTION = re.compile(r"^[ \t]*### BEGIN SOLUTION.*?^[ \t]*### END SOLUTION[^\n]*$", re.M | re.S)
 
 
-def solution_lines(source: str) -> frozenset[str]:
-    """The lines of ``source`` as written (comments included), each stripped of its indentation,
-    but short ones and docstrings (the release gives its own, and students keep them)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return frozenset()
-    docstrings = {line for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                                       ast.ClassDef, ast.Module))
-                  and node.body and isinstance(first := node.body[0], ast.Expr)
-                  and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
-                  for line in range(first.lineno, (first.end_lineno or first.lineno) + 1)}
-    return frozenset(line for number, raw in enumerate(source.splitlines(), start=1)
-                     if number not in docstrings and len(line := raw.strip()) >= SOLUTION_LINE)
-
-
-def solution_items(code: Mapping[str, ItemCode], public: Public) -> tuple[str, ...]:
-    """The items whose code holds most of the instructor's solution's own lines, as written."""
-    found = []
-    for item, written in sorted(code.items()):
-        lines = public.solution.get(item, frozenset())
-        if len(lines) < 3:
-            continue
-        # Every line of ``solution_lines`` is one of these: most items fall short without parsing them
-        # (the parse costs a class of 1,000 seconds, in the run's main process after the grading).
-        if len(lines & {raw.strip() for raw in written.source.splitlines()}) < SOLUTION_SHARE * len(lines):
-            continue
-        if len(lines & solution_lines(written.source)) >= SOLUTION_SHARE * len(lines):
-            found.append(item)
-    return tuple(found)
+def starter(source: str) -> str:
+    """A source notebook's cell as the release gives it: each solution replaced by the stub."""
+    return _SOLUTION.sub(lambda m: m.group(0)[:len(m.group(0)) - len(m.group(0).lstrip())]
+                         + "raise NotImplementedError()", source)

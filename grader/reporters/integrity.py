@@ -13,7 +13,9 @@ from pathlib import Path
 
 from ..assignment.bundle import Bundle
 from ..integrity.code import ItemCode
-from ..integrity.evidence import Work, clusters, flagged, pairs, public_matches, solution_matches, why
+from ..integrity.evidence import Work, pairs
+from ..integrity.listing import clusters, flagged, why
+from ..integrity.origins import public_matches, solution_named
 from ..integrity.page import integrity_page
 from ..integrity.public import Public, public_code
 from ..render.csv_cells import csv_text
@@ -51,6 +53,7 @@ class IntegrityReport:
                 self.notes.append(f"{result.student}: {notebook.failure or f'{notebook.path}: its code is too large'}")
                 continue
             code.update((c.name, c) for c in notebook.code)
+            self.notes += [f"{result.student}: {notebook.path}: {note}" for note in notebook.code_skipped]
         self.works.append(Work(result.student, code,
                                {item.name: item.behaviour for item in result.items if item.behaviour},
                                frozenset(item.name for item in result.items if item.diagnoses),
@@ -67,7 +70,7 @@ class IntegrityReport:
         (self.out_dir / "integrity.csv").write_text(csv_text([COLUMNS, *rows], lineterminator="\n"), encoding="utf-8",
                                                     newline="")
         matches = {w.student: m for w in works if (m := public_matches(w, self.public))}
-        solution = {w.student: found_items for w in works if (found_items := solution_matches(w, self.public))}
+        solution = solution_named(works, self.public)
         html = integrity_page(self.bundle.name, found, clusters(found), {w.student: w.code for w in works}, matches,
                               len(works), self.notes, solution)
         (self.out_dir / "integrity.html").write_text(html, encoding="utf-8")

@@ -39,6 +39,7 @@ class ResultsJson:
                 check.pop("closest", None)  # the audit's: the same file as before it existed
         for notebook in data["notebooks"]:
             notebook.pop("code", None)  # the integrity report's fingerprints: the same file with or without it
+            notebook.pop("code_skipped", None)  # ... and the cells it left out
         json.dump(data, self._file, ensure_ascii=False)
         self.feedback[result.student] = f"feedback/{student_file(result.student, '.md')}"
 

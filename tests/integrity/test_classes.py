@@ -12,8 +12,10 @@ from benchmarks import integrity_class
 from benchmarks.integrity_converging import KINDS, build
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.integrity.evidence import Pair, Work, clusters, flagged, pairs, solution_matches, why
+from grader.integrity.evidence import Pair, Work, pairs
 from grader.integrity.fingerprints import definitions
+from grader.integrity.listing import clusters, flagged, why
+from grader.integrity.origins import solution_named
 from grader.integrity.public import public_code
 from grader.submissions.load import read_cells
 
@@ -40,7 +42,7 @@ def test_a_class_of_40_with_no_copying_lists_no_one(tmp_path):
     build(tmp_path / "class", 40, seed=11, kinds=())
     class_works = works(tmp_path / "class")
     assert flagged(pairs(class_works, PUBLIC)) == []
-    assert not any(solution_matches(w, PUBLIC) for w in class_works)
+    assert solution_named(class_works, PUBLIC) == {}
 
 
 # A partial copy (2 or 3 items) in a class of 40 whose students converge this strongly stands
@@ -71,7 +73,7 @@ def test_the_instructors_solution_is_named_and_is_not_a_pair(tmp_path):
     planted = build(tmp_path / "class", 30, seed=13, kinds=["leaked"])
     leaked = planted[0][0]
     class_works = works(tmp_path / "class")
-    named = {w.student: found for w in class_works if (found := solution_matches(w, PUBLIC))}
+    named = solution_named(class_works, PUBLIC)
     assert list(named) == [leaked] and len(named[leaked]) >= 9
     assert not any(leaked in (p.a, p.b) for p in flagged(pairs(class_works, PUBLIC)))
 

@@ -7,8 +7,9 @@ import math
 
 import pytest
 
-from grader.integrity.evidence import ALPHA, FLOOR, LISTED, Work, clusters, flagged, floor, pairs, public_matches
+from grader.integrity.evidence import ALPHA, FLOOR, LISTED, Work, floor, pairs
 from grader.integrity.fingerprints import definitions
+from grader.integrity.listing import clusters, flagged
 from grader.integrity.public import Public
 from grader.submissions.load import Cell
 
@@ -78,7 +79,6 @@ def test_public_code_is_no_evidence_and_is_named_per_student():
     students = [work("ann", PORT), work("bob", PORT), *others(30)]
     assert flagged(pairs(students, public)) == []
     assert flagged(pairs(students, NOTHING))  # the same pair, with nothing public: listed
-    assert public_matches(students[0], public)["softmax"] == ("catalogue/alternatives/softmax_port.py",)
 
 
 def test_what_the_class_shares_by_chance_is_no_evidence():

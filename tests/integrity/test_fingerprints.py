@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.integrity.fingerprints import K, W, definitions, starter, winnow
+from grader.integrity.fingerprints import definitions
+from grader.integrity.public import starter
+from grader.integrity.winnowing import K, W, winnow
 from grader.submissions.load import Cell
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,13 +1,14 @@
 """What is public: the starter code and solution, the catalogue, ``--known-sources`` (top-level
-code too), each named for the item it is for; the instructor's solution handed in."""
+code too), each for the item it is for."""
 
 from __future__ import annotations
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.integrity.code import ItemCode
-from grader.integrity.evidence import Work, public_matches, solution_matches
+from grader.integrity.evidence import Work
 from grader.integrity.fingerprints import definitions
+from grader.integrity.origins import public_matches
 from grader.integrity.public import Public, public_code
 from grader.submissions.load import Cell
 
@@ -45,19 +46,6 @@ def test_public_code_is_named_only_for_the_item_it_is_for():
     module = next(name for name in public.meant if "bahdanau_module_tf_nmt" in name)
     assert public.meant[module] == {"BahdanauAttention"}
     assert public.for_item(module, "BahdanauAttention") and not public.for_item(module, "bahdanau_attention")
-
-
-def test_the_instructors_solution_handed_in_is_named_beyond_the_starter_code():
-    public = public_code(BUNDLE)
-    solution = definitions([Cell(1, BUNDLE.reference_source("attention_numpy"))],
-                           [item.name for item in BUNDLE.assignment.items_of("attention_numpy")])
-    assert len(solution_matches(Work("ann", solution), public)) >= 8
-    # The same code in names and a layout of the student's own is not the solution handed in.
-    own = {name: code for name, code in solution.items()}
-    renamed = {name: type(code)(code.name, "\n".join(line.replace("scores", "s_") + "  # mine"
-                                                     for line in code.source.splitlines()), code.where, code.prints)
-               for name, code in own.items()}
-    assert solution_matches(Work("bob", renamed), public) == ()
 
 
 def test_public_code_is_set_aside_in_its_context_only():
