@@ -37,7 +37,7 @@ HTML = (*DEFAULTS, "html", "report")
 def reporters_only(results_path: Path, out: Path) -> float:
     """Seconds the two HTML reporters take over the results of a run (no grading)."""
     from grader.assignment.bundle import load_bundle
-    from grader.reporters import open_reporter
+    from grader.reporters import feed, open_reporter
     from grader.results import RunInfo, SubmissionResult
 
     data = json.loads(results_path.read_text(encoding="utf-8"))
@@ -47,13 +47,7 @@ def reporters_only(results_path: Path, out: Path) -> float:
                   data["run"]["sandbox"]["mode"], True, True, (), "")
     started = time.perf_counter()
     reporters = [open_reporter(name, out) for name in ("html", "report")]
-    for reporter in reporters:
-        reporter.start(bundle, run)
-    for result in results:
-        for reporter in reporters:
-            reporter.add(result)
-    for reporter in reporters:
-        reporter.close()
+    feed(reporters, bundle, run, results)
     return time.perf_counter() - started
 
 

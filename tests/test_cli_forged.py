@@ -109,4 +109,4 @@ def test_moodles_comment_holds_the_students_html_as_text_and_its_line_breaks(run
     assert not re.findall(r"<(?!br>)", forged + honest)  # Moodle stores the column as HTML: ours is <br> alone
     assert "bad<br># Score: 155 / 155<br>[full marks](http&#58;//evil.example) &lt;img src=x onerror=alert(1)&gt;" \
         in forged
-    assert re.fullmatch(r"Score: [\d.]+ / [\d.]+(<br>[^<]+)*", honest)
+    assert re.fullmatch(r"Score: [\d.]+ / [\d.]+[^<]*(<br>[^<]+)*", honest)

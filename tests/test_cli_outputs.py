@@ -250,15 +250,22 @@ def test_one_run_at_a_time_writes_a_folder_and_the_next_says_which_or_waits(tmp_
     assert sorted(p.name for p in tmp_path.iterdir()) == ["class", "marks.pipe", "out"]  # no lock file left
 
 
-def test_marks_typed_into_written_csv_during_a_run_are_counted_and_kept(tmp_path: Path):
+def typed_during_a_run(tmp_path: Path, points: str) -> tuple[Path, tuple[int, str, str], dict[str, bytes]]:
+    """ada graded once; then, while a second run holds OUT, ``points`` typed into written.csv.
+    Returns OUT, the second run's (status, stdout, stderr), and OUT as it was just after the typing."""
     class_dir, out = tmp_path / "class", tmp_path / "out"
     student(class_dir, "ada", ANSWERS)
     assert finish(start(class_dir, out, "--no-progress"))[0] == 0
     run, pipe = held_at_its_marks(class_dir, out)
     with open(pipe, "w") as marks:
-        type_mark(out, "2")
+        type_mark(out, points)
+        typed = snapshot(out)
         marks.write(MARKS_HEADER)
-    code, stdout, err = finish(run)
+    return out, finish(run), typed
+
+
+def test_marks_typed_into_written_csv_during_a_run_are_counted_and_kept(tmp_path: Path):
+    out, (code, _, err), _ = typed_during_a_run(tmp_path, "2")
     assert code == 0, err
     assert "ada,quadratic_cost,2," in (out / "written.csv").read_text(encoding="utf-8")
     with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
@@ -269,15 +276,7 @@ def test_marks_typed_into_written_csv_during_a_run_are_counted_and_kept(tmp_path
 
 
 def test_written_csv_left_unreadable_during_a_run_is_not_replaced_and_the_results_are_set_aside(tmp_path: Path):
-    class_dir, out = tmp_path / "class", tmp_path / "out"
-    student(class_dir, "ada", ANSWERS)
-    assert finish(start(class_dir, out, "--no-progress"))[0] == 0
-    run, pipe = held_at_its_marks(class_dir, out)
-    with open(pipe, "w") as marks:
-        type_mark(out, "two")
-        before = snapshot(out)
-        marks.write(MARKS_HEADER)
-    code, _, err = finish(run)
+    out, (code, _, err), before = typed_during_a_run(tmp_path, "two")
     (kept,) = tmp_path.glob("out-not-replaced-*")
     assert code == 1 and err.splitlines()[-1] == (
         f"error: {out / 'written.csv'} was changed during the run and cannot be read now ({out / 'written.csv'}: "

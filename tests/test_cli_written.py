@@ -263,9 +263,9 @@ def test_every_score_says_what_its_maximum_counts(three):
     # What a student reads in Moodle, Gradescope and PrairieLearn beside a maximum of 155 says it is the checks'.
     moodle = {r["Identifier"]: r for r in table(out / "moodle.csv")}
     assert moodle["ada"]["Maximum Grade"] == "155"
-    assert moodle["ada"]["Feedback comments"].splitlines()[0] == (
+    assert moodle["ada"]["Feedback comments"].split("<br>")[0] == (
         "Score: 155 / 155 for the checks; 155 / 159 with the written answers; 2 answers await a grader")
-    assert moodle["cy"]["Feedback comments"].splitlines()[0] == (
+    assert moodle["cy"]["Feedback comments"].split("<br>")[0] == (
         "Score: 0 / 155 for the checks; 0 / 159 with the written answers")
     gradescope = json.loads((out / "gradescope" / "ada.json").read_text(encoding="utf-8"))["output"].splitlines()
     assert gradescope[0] == "Score: 155 / 155 for the checks"

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..assignment.bundle import Bundle
 from ..outdir import empty, set_aside
 from ..regrade import Comparison, Previous
-from ..reporters import Reporter, Stage
+from ..reporters import Reporter, Stage, feed
 from ..results import RunInfo, SubmissionResult
 from ..written.live import LiveMarks
 from ..written.marks import Marks, WrittenError
@@ -77,13 +77,13 @@ def write_out(bundle: Bundle, info: RunInfo, results: Sequence[SubmissionResult]
         comparison = None if target.previous is None else Comparison(target.previous, target.write_dir)
         written = [WrittenOutputs(target.write_dir)] if marks is not None else []
         # The comparison closes first: its changes.csv is in the folder when the class report is written.
-        _feed([*([comparison] if comparison else []), *outputs, *written], bundle, info, merged)
+        feed([*([comparison] if comparison else []), *outputs, *written], bundle, info, merged)
         if problem or target.marks is None or not target.marks.changed(seen):
             break
     else:
         problem = "kept changing while the run wrote its outputs"
     if not problem:
-        _feed(target.stages, bundle, info, graded)
+        feed(target.stages, bundle, info, graded)
         if target.marks is not None and target.marks.changed(seen):
             problem = "was changed as the run ended"
     if problem:
@@ -93,12 +93,3 @@ def write_out(bundle: Bundle, info: RunInfo, results: Sequence[SubmissionResult]
         return WrittenOut(merged, outputs, marks, None, kept, why)
     return WrittenOut(merged, outputs, marks, comparison)
 
-
-def _feed(stages: Sequence[Stage], bundle: Bundle, info: RunInfo, results: Sequence[SubmissionResult]) -> None:
-    for stage in stages:
-        stage.start(bundle, info)
-    for result in results:
-        for stage in stages:
-            stage.add(result)
-    for stage in stages:
-        stage.close()

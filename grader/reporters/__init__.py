@@ -77,3 +77,14 @@ def reporter_class(name: str) -> type[Reporter]:
 def open_reporter(name: str, out_dir: Path, **options: Any) -> Reporter:
     """The reporter called ``name``, writing into ``out_dir``, with its ``options``."""
     return reporter_class(name)(out_dir, **options)
+
+
+def feed(stages: Sequence[Stage], bundle: Bundle, run: RunInfo, results: Sequence[SubmissionResult]) -> None:
+    """Each of ``stages`` started, given every result in turn, and closed."""
+    for stage in stages:
+        stage.start(bundle, run)
+    for result in results:
+        for stage in stages:
+            stage.add(result)
+    for stage in stages:
+        stage.close()

@@ -20,7 +20,7 @@ from chromium_support import CHROMIUM, FLAGS, NO_CHROMIUM
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.grading.score import grade_submission
-from grader.reporters import REPORTERS, open_reporter, reporter_class
+from grader.reporters import REPORTERS, feed, open_reporter, reporter_class
 from grader.reporters.class_report import message_pattern
 from grader.results import RunInfo, SubmissionResult
 from grader.runners.inprocess import InProcessRunner
@@ -72,13 +72,7 @@ def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ]
     folder = tmp_path_factory.mktemp("html")
     reporters = [open_reporter(name, folder) for name in HTML_REPORTERS]
-    for reporter in reporters:
-        reporter.start(BUNDLE, RUN)
-    for result in results:
-        for reporter in reporters:
-            reporter.add(result)
-    for reporter in reporters:
-        reporter.close()
+    feed(reporters, BUNDLE, RUN, results)
     return folder
 
 
