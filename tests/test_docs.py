@@ -139,3 +139,13 @@ def test_the_command_line_reference_is_the_parser():
 def test_an_unknown_marker_is_one_line():
     with pytest.raises(ValueError, match="unknown generated part 'nothing'"):
         hook().fill("<!-- generated: nothing -->")
+
+
+def test_the_site_says_where_tox_builds_it_and_how_to_serve_it():
+    tox = (ROOT / "tox.ini").read_text(encoding="utf-8")
+    docs = tox[tox.index("[testenv:docs]"):]
+    where = re.search(r"--site-dir \{env_tmp_dir\}/(\S+)", docs)
+    assert where is not None
+    built = f".tox/docs/tmp/{where.group(1)}"
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    assert f"`{built}/`" in index and f"python3 -m http.server --directory {built}" in index
