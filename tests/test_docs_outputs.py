@@ -52,6 +52,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[set[str], set[str]]:
         questions = {row["question"] for row in csv.DictReader(handle)}
     first = written(out, students, questions)
     grade(out, "--format", ",".join(REPORTERS), "--canvas-gradebook", str(GRADEBOOK), "--canvas-column", "Attention")
+    # What the pages say of the folder beside OUT: the lock is removed as a run ends, nothing else is left.
+    assert [path.name for path in out.parent.iterdir()] == ["OUT"]
     return first, written(out, students, questions)
 
 
