@@ -17,6 +17,7 @@ ONCE = (
     "tests/test_cli_diagnose.py",
     "tests/test_cli_lms.py",
     "tests/test_cli_outputs.py",
+    "tests/test_docs_outputs.py",
     "tests/test_cli_signals.py",
     "tests/test_cli_written.py",
     "tests/test_gradescope_zip.py",

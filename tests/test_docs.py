@@ -89,7 +89,17 @@ def test_every_page_is_reached_from_the_readme():
 def test_the_nav_lists_every_page_and_only_pages_there_are():
     nav = mkdocs_nav()
     on_disk = {str(path.relative_to(DOCS)) for path in DOCS.rglob("*.md") if "hooks" not in path.parts}
-    assert sorted(nav) == sorted(on_disk)
+    assert sorted(set(nav)) == sorted(on_disk)
+    # The contract is in each section whose readers work against it; every other page is in one.
+    assert [page for page in on_disk if nav.count(page) > 1] == ["contract.md"]
+
+
+def test_the_contract_is_in_the_students_and_instructors_sections():
+    sections = {name: nav_pages(pages) for entry in yaml.safe_load((ROOT / "mkdocs.yml").read_text(
+        encoding="utf-8"))["nav"] for name, pages in (entry.items() if isinstance(entry, dict) else [])}
+    assert all("contract.md" in sections[role] for role in ("Students", "Instructors", "Authors"))
+    for index in ("students/index.md", "instructors/index.md"):
+        assert "](../contract.md)" in (DOCS / index).read_text(encoding="utf-8")
 
 
 def test_the_contract_describes_every_item_and_no_other():
@@ -129,3 +139,13 @@ def test_the_command_line_reference_is_the_parser():
 def test_an_unknown_marker_is_one_line():
     with pytest.raises(ValueError, match="unknown generated part 'nothing'"):
         hook().fill("<!-- generated: nothing -->")
+
+
+def test_the_site_says_where_tox_builds_it_and_how_to_serve_it():
+    tox = (ROOT / "tox.ini").read_text(encoding="utf-8")
+    docs = tox[tox.index("[testenv:docs]"):]
+    where = re.search(r"--site-dir \{env_tmp_dir\}/(\S+)", docs)
+    assert where is not None
+    built = f".tox/docs/tmp/{where.group(1)}"
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    assert f"`{built}/`" in index and f"python3 -m http.server --directory {built}" in index

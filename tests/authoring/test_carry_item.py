@@ -90,12 +90,16 @@ def test_an_item_added_as_the_guide_says_passes_the_tests_unedited(tmp_path: Pat
     bundle = project / "assignments" / BUNDLE_PATH.parent.name
     shutil.copytree(BUNDLE_PATH.parent, bundle, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "reference", project / "reference", ignore=shutil.ignore_patterns("__pycache__"))
+    (project / "docs").mkdir()
+    shutil.copy2(ROOT / "docs" / "contract.md", project / "docs" / "contract.md")
     before = digests(project)
 
     # The author's steps (docs/authoring.md sections 1, 2, 7 and 10).
     done = run("-m", "grader", "new-item", ITEM, "--notebook", NOTEBOOK, "--assignment", bundle)
     assert done.returncode == 0, done.stderr
     fill(project / "reference" / f"{NOTEBOOK}.py")
+    with open(project / "docs" / "contract.md", "a", encoding="utf-8") as contract:
+        contract.write(f"\n### `{ITEM}(x)`\n\nHalf of `x`, entry by entry.\n")
     source = nbformat.read(bundle / f"{NOTEBOOK}.ipynb", as_version=4)
     source.cells[-2] = solved(source.cells[-2])
     nbformat.write(source, bundle / f"{NOTEBOOK}.ipynb")
