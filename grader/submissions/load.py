@@ -219,7 +219,7 @@ def find_notebook(folder: Path, assignment: str, notebook: str, depth: int = 2) 
     ties = sum(1 for other, _ in candidates if other[:5] == rank[:5])
     reasons = []
     if rank[1]:
-        reasons.append(f"its name is not {notebook}{best.suffix}")
+        reasons.append(f"its name is not {notebook}{best.suffix.lower()}")  # the name it should have
     if rank[2]:
         reasons.append(f"it is not in the student's folder or its {assignment}/ folder")
     if ties > 1:

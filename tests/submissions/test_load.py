@@ -71,6 +71,7 @@ def test_a_folder_is_a_student_whatever_its_id(tmp_path: Path):
     ("attention/attention_numpy.ipynb", None),
     ("attention_numpy (1).ipynb", "its name is not attention_numpy.ipynb"),
     ("Attention_Numpy.ipynb", "its name is not attention_numpy.ipynb"),
+    ("Attention_Numpy.IPYNB", "its name is not attention_numpy.ipynb"),
     ("attention_numpy-2.py", "its name is not attention_numpy.py"),
     ("attention_numpy copy.ipynb", "its name is not attention_numpy.ipynb"),
     ("submission/attention_numpy.ipynb", "it is not in the student's folder or its attention/ folder"),
