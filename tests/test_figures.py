@@ -4,23 +4,15 @@ gives), not by the size of the venv it leaves."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from pathlib import Path
-from types import ModuleType
 
 from readme_commands import ROOT, command_lines, quick_start
 
+from benchmarks import download_size
+
 INSTALL = ROOT / "docs" / "instructors" / "install.md"
-
-
-def download_size() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("download_size", ROOT / "benchmarks" / "download_size.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_quick_start_is_two_commands():
@@ -49,6 +41,6 @@ def test_the_measure_adds_up_the_files_of_pips_report(tmp_path: Path):
         (tmp_path / f"{name}.whl").write_bytes(b"x" * size)
     install.append({"metadata": {"name": "attention-autograder"},
                     "download_info": {"url": ROOT.as_uri(), "dir_info": {"editable": True}}})
-    assert download_size().downloads({"install": install}) == [("torch", 3000), ("numpy", 500)]
+    assert download_size.downloads({"install": install}) == [("torch", 3000), ("numpy", 500)]
     (tmp_path / "report.json").write_text(json.dumps({"install": install}))
-    assert download_size().main([str(tmp_path / "report.json")]) == 0
+    assert download_size.main([str(tmp_path / "report.json")]) == 0
