@@ -41,13 +41,15 @@ def _found(module: str) -> bool:
         return False
 
 
-def require_dependencies(command: str) -> None:
-    """Every dependency of the package is importable, or one error naming those that are not."""
+def require_dependencies(command: str | None) -> None:
+    """Every dependency of the package is importable, or one error naming those that are not;
+    ``command`` is the subcommand given, None when there is none."""
     missing = [dist for module, dist in REQUIRED.items() if not _found(module)]
     if missing:  # most often: the system's python3, not the venv's
-        raise MissingExtra(f"{command} needs {', '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} "
-                           f"not installed for {sys.executable}: run the venv's interpreter (.venv/bin/python "
-                           f"-m grader {command} ...) or install the grader for this one: {install_command()}")
+        run = f"python -m grader {command}" if command else "python -m grader"
+        raise MissingExtra(f"{command or run} needs {', '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} "
+                           f"not installed for {sys.executable}: run the venv's interpreter (.venv/bin/{run} ...) "
+                           f"or install the grader for this one: {install_command()}")
 
 
 def require_extra(module: str, extra: str, needed_by: str) -> None:

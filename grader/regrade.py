@@ -1,8 +1,8 @@
 """A regrade compared with the run it replaces: when ``OUT`` already holds an earlier run,
 the new run reads its points first (``results.json``, else ``grades.csv``; from the former
 also each student's seconds, which order the regrade: slowest first), then writes
-``changes.csv`` (student, old, new, difference, and the items whose points changed) and says
-in one line how many students changed. A regrade with a new seed and the same checks must
+``changes.csv`` (student, old, new, difference, and the items and written answers whose points
+changed) and says in one line how many students changed. A regrade with a new seed and the same checks must
 change nobody: the line says so, since that is the guarantee an instructor wants."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ EPSILON = 1e-9
 @dataclass(frozen=True)
 class Points:
     score: float
-    items: tuple[tuple[str, float], ...]  # (item, points earned)
+    items: tuple[tuple[str, float], ...]  # (item or written question, points earned): graded answers only
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class Change:
     student: str
     old: float | None  # None: not in the earlier run
     new: float | None  # None: not in this run
-    items: tuple[tuple[str, float], ...]  # (item, new - old) for each item whose points moved
+    items: tuple[tuple[str, float], ...]  # (item or written question, new - old) for each whose points moved
 
     @property
     def difference(self) -> float | None:
@@ -96,9 +96,10 @@ def read_previous(out_dir: Path) -> Previous | None:
     try:
         if (out_dir / "results.json").is_file():
             data = json.loads((out_dir / "results.json").read_text(encoding="utf-8"))
-            students = {s["student"]: Points(float(s["score"]), tuple((i["name"], float(i["earned"]))
-                                                                      for i in s["items"]))
-                        for s in data["students"]}
+            students = {s["student"]: Points(float(s["score"]), (
+                *((i["name"], float(i["earned"])) for i in s["items"]),
+                *((w["question"], float(w["earned"])) for w in s.get("written", ()) if w["earned"] is not None)))
+                for s in data["students"]}
             # Only the order of the regrade hangs on these: one that is not a number is left out.
             seconds = {s["student"]: float(s["seconds"]) for s in data["students"]
                        if isinstance(s.get("seconds"), (int, float))}
@@ -108,8 +109,10 @@ def read_previous(out_dir: Path) -> Previous | None:
                 reader = csv.reader(handle)
                 header = [cell_text(name) for name in next(reader)]
                 items = [name for name in header[3:] if name != "late"]
+                # A written answer's cell is empty until a person has graded it.
                 students = {cell_text(row[0]): Points(float(row[1]), tuple((name, float(value)) for name, value
-                                                                 in zip(items, row[3:3 + len(items)], strict=True)))
+                                                                 in zip(items, row[3:3 + len(items)], strict=True)
+                                                                 if value != ""))
                             for row in reader if row}
             return Previous(students, None)
     except (OSError, ValueError, KeyError, TypeError, StopIteration, IndexError):
@@ -125,9 +128,11 @@ def compare(previous: Previous, current: dict[str, Points], seed: int | None = N
             changes.append(Change(student, None if old is None else old.score,
                                   None if new is None else new.score, ()))
             continue
-        before = dict(old.items)
-        moved = tuple((name, earned - before.get(name, 0.0)) for name, earned in new.items
-                      if abs(earned - before.get(name, 0.0)) > EPSILON)
+        # An answer graded in one run only moved from or to 0: ungraded, it counts nothing.
+        before, after = dict(old.items), dict(new.items)
+        names = [*after, *(name for name in before if name not in after)]
+        moved = tuple((name, after.get(name, 0.0) - before.get(name, 0.0)) for name in names
+                      if abs(after.get(name, 0.0) - before.get(name, 0.0)) > EPSILON)
         if moved or abs(new.score - old.score) > EPSILON:
             changes.append(Change(student, old.score, new.score, moved))
     return Regrade(len(current), tuple(changes), previous.seed, seed)
@@ -156,7 +161,8 @@ class Comparison:
         self.seed = run.seed
 
     def add(self, result: SubmissionResult) -> None:
-        self.current[result.student] = Points(result.score, tuple((i.name, i.earned) for i in result.items))
+        self.current[result.student] = Points(result.score, (*((i.name, i.earned) for i in result.items),
+                                                             *result.written_earned.items()))
 
     def close(self) -> None:
         self.regrade = compare(self.previous, self.current, self.seed)

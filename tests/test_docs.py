@@ -136,6 +136,12 @@ def test_the_command_line_reference_is_the_parser():
     assert "&lt;student&gt;" in text and "`assignments/attention/assignment.yaml`" in text and str(ROOT) not in text
 
 
+def test_a_repeatable_option_not_given_shows_no_default():
+    text = hook().fill("<!-- generated: command-line -->")
+    written = next(line for line in text.splitlines() if line.startswith("| `--written FILE` |"))
+    assert written.endswith("|  |") and "`[]`" not in text
+
+
 def test_an_unknown_marker_is_one_line():
     with pytest.raises(ValueError, match="unknown generated part 'nothing'"):
         hook().fill("<!-- generated: nothing -->")

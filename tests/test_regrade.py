@@ -7,7 +7,9 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from grader.regrade import Points, Previous, compare, read_previous, read_regrade, write_changes
+from grader.regrade import Comparison, Points, Previous, compare, read_previous, read_regrade, write_changes
+from grader.results import SubmissionResult
+from grader.written.model import Answer, Mark, row_of
 
 
 def points(score: float, **items: float) -> Points:
@@ -87,3 +89,27 @@ def test_the_previous_run_from_results_json_else_grades_csv(tmp_path: Path):
     assert read_previous(tmp_path) == Previous({"ada": points(9, a=4, b=5)}, 7, {})
     (tmp_path / "results.json").write_text("{not json")
     assert read_previous(tmp_path) is None  # an unreadable earlier run does not stop the new one
+
+
+def answered(mark: float | None) -> SubmissionResult:
+    """Ada's written answer to quadratic_cost, graded ``mark`` points or not graded (None)."""
+    answer = Answer.of("ada", "quadratic_cost", "n by n")
+    row = row_of(answer, None if mark is None else Mark("ada", "quadratic_cost", mark, (), "", answer.digest))
+    return SubmissionResult("ada", 147.0 + (mark or 0.0), 159.0, (), (), 0.0, (row,), 4.0)
+
+
+def test_changes_csv_names_the_written_answers_whose_marks_moved(tmp_path: Path):
+    (tmp_path / "results.json").write_text(json.dumps({"students": [answered(None).to_json()], "run": {"seed": 1}}))
+    for mark, items in ((2.0, "quadratic_cost +2"), (1.0, "quadratic_cost -1"), (None, "quadratic_cost -1")):
+        comparison = Comparison(read_previous(tmp_path), tmp_path)
+        comparison.add(answered(mark))
+        comparison.close()
+        with open(tmp_path / "changes.csv", newline="") as handle:
+            assert [row["items"] for row in csv.DictReader(handle)] == [items]
+        (tmp_path / "results.json").write_text(json.dumps({"students": [answered(mark).to_json()]}))
+
+
+def test_a_written_answers_empty_cell_in_grades_csv_is_not_graded(tmp_path: Path):
+    # grades.csv's written columns are empty until a person grades them: the earlier run is still read.
+    (tmp_path / "grades.csv").write_text("student,score,max_score,a,quadratic_cost,luong_compare\nada,12,14,10,2,\n")
+    assert read_previous(tmp_path) == Previous({"ada": points(12, a=10, quadratic_cost=2)}, None)

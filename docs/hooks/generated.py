@@ -37,7 +37,7 @@ def cell(text: str) -> str:
 
 def default(value: Any) -> str:
     """An option's default as a reader's machine has it: a path inside the checkout relative to it."""
-    if value in (None, False, argparse.SUPPRESS):
+    if value in (None, False, argparse.SUPPRESS) or value == []:  # [] is a repeatable option not given
         return ""
     if isinstance(value, Path) and value.is_relative_to(ROOT):
         value = value.relative_to(ROOT)

@@ -135,7 +135,11 @@ class NbgraderGradebook:
                 gradebook.update_or_create_student(student)
                 timestamp = coursedir.get_existing_timestamp(str(self.course.submission(student)))
                 extra: dict[str, Any] = {"timestamp": timestamp} if timestamp else {}
-                gradebook.update_or_create_submission(assignment, student, **extra)
+                # nbgrader builds the submission's notebooks and grades through relationships of
+                # objects already in the session; a flush midway (SQLAlchemy 2 no longer cascades
+                # backrefs) warns three times and saves nothing. Its own add and commit save them.
+                with gradebook.db.no_autoflush:
+                    gradebook.update_or_create_submission(assignment, student, **extra)
                 for (notebook, cell), score in scores.items():
                     grade = gradebook.find_grade(cell, notebook, assignment, student)
                     grade.auto_score = score

@@ -219,7 +219,7 @@ def find_notebook(folder: Path, assignment: str, notebook: str, depth: int = 2) 
     ties = sum(1 for other, _ in candidates if other[:5] == rank[:5])
     reasons = []
     if rank[1]:
-        reasons.append(f"its name is not {notebook}{best.suffix}")
+        reasons.append(f"its name is not {notebook}{best.suffix.lower()}")  # the name it should have
     if rank[2]:
         reasons.append(f"it is not in the student's folder or its {assignment}/ folder")
     if ties > 1:
@@ -309,6 +309,10 @@ def _load_notebook(folder: Path, notebook: str, found: Found | Recognised | None
         return SourceFile(notebook, rel, (), f"{rel} {exc}", found.note)
     except ValueError as exc:
         return SourceFile(notebook, rel, (), f"{rel} could not be read: {exc}", found.note)
+    if not cells:  # one line for the notebook, not a "not defined" for each check
+        code = "code cells" if rel.endswith(".ipynb") else "code"
+        return SourceFile(notebook, rel, (), f"{rel} is empty: it holds no {code}, so nothing could be graded; "
+                          "save it with the work in it and submit it again", found.note, answers)
     return SourceFile(notebook, rel, cells, None, found.note, answers)
 
 

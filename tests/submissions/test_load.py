@@ -71,6 +71,7 @@ def test_a_folder_is_a_student_whatever_its_id(tmp_path: Path):
     ("attention/attention_numpy.ipynb", None),
     ("attention_numpy (1).ipynb", "its name is not attention_numpy.ipynb"),
     ("Attention_Numpy.ipynb", "its name is not attention_numpy.ipynb"),
+    ("Attention_Numpy.IPYNB", "its name is not attention_numpy.ipynb"),
     ("attention_numpy-2.py", "its name is not attention_numpy.py"),
     ("attention_numpy copy.ipynb", "its name is not attention_numpy.ipynb"),
     ("submission/attention_numpy.ipynb", "it is not in the student's folder or its attention/ folder"),
@@ -264,3 +265,12 @@ def test_a_short_module_keeps_a_cell_per_statement(tmp_path):
     path = tmp_path / "attention_numpy.py"
     path.write_text("".join(f"x{n} = {n}\n" for n in range(900)), encoding="utf-8")
     assert len(read_cells(path)) == 900
+
+
+@pytest.mark.parametrize("cells", [[], [nbformat.v4.new_markdown_cell("# my answers")]])
+def test_a_valid_notebook_with_no_code_is_called_empty_in_one_line(tmp_path: Path, cells: list):
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), tmp_path / "attention_numpy.ipynb")
+    source = load_submission(tmp_path, "attention", NOTEBOOKS).file("attention_numpy")
+    assert source.cells == () and source.problem == (
+        "attention_numpy.ipynb is empty: it holds no code cells, so nothing could be graded; save it with the work "
+        "in it and submit it again")

@@ -75,6 +75,12 @@ def test_the_catalogue_holds_the_public_ports():
     assert len(ALTERNATIVES) >= 6 and len(ENTRIES) - len(ALTERNATIVES) >= 15
 
 
+def test_the_catalogue_cites_its_sources_by_name_not_by_a_folder_outside_the_repository():
+    # The course's source material is no part of the checkout: a port names the tutorial itself.
+    assert [name for name, entry in ENTRIES.items() if "shared/" in entry.code] == []
+    assert sum('"Module 05: Attention Mechanism"' in entry.code for entry in ENTRIES.values()) >= 3
+
+
 @pytest.mark.parametrize("item, notebook, code", [
     ("luong_attention", "attention_numpy", ENTRIES["luong_concat_not_implemented"].code),
     ("LuongAttention", "attention_torch", TORCH_WITHOUT_CONCAT),

@@ -1,6 +1,7 @@
-"""The course module's LuongAttention (shared/seeds, module 05, section 3) ported to NumPy: the
-score by method as a batched product (bmm becomes matmul), the concat pairs from the query
-expanded over the keys, masking with mask == 0, the context as weights @ values."""
+"""The course module's LuongAttention (the tutorial "Module 05: Attention Mechanism", section 3
+"Luong Attention (Multiplicative)") ported to NumPy: the score by method as a batched product
+(bmm becomes matmul), the concat pairs from the query expanded over the keys, masking with
+mask == 0, the context as weights @ values."""
 # item: luong_attention
 # Source: the course's own module "Module 05: Attention Mechanism", section 3 "Luong Attention
 # (Multiplicative)", class LuongAttention (torch.bmm(query.unsqueeze(1), keys.transpose(1, 2))

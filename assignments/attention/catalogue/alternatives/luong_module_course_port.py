@@ -1,7 +1,8 @@
-"""The course module's LuongAttention (shared/seeds, module 05, section 3) with the one line the
-contract adds: a ValueError for an unknown method. Otherwise as taught: torch.bmm for the dot and
-general scores, the query expanded over the keys and concatenated first for concat,
-masked_fill(mask == 0, -inf), F.softmax over dim 1, the context torch.bmm(weights, values)."""
+"""The course module's LuongAttention (the tutorial "Module 05: Attention Mechanism", section 3
+"Luong Attention (Multiplicative)") with the one line the contract adds: a ValueError for an
+unknown method. Otherwise as taught: torch.bmm for the dot and general scores, the query
+expanded over the keys and concatenated first for concat, masked_fill(mask == 0, -inf),
+F.softmax over dim 1, the context torch.bmm(weights, values)."""
 # item: LuongAttention
 # Source: the course's own module "Module 05: Attention Mechanism", section 3 "Luong Attention
 # (Multiplicative)", class LuongAttention(hidden_dim, method='general'). Change for the

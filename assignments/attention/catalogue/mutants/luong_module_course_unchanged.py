@@ -1,8 +1,9 @@
 """An unknown method is not rejected with a ValueError when the module is built.
 
-The course module's LuongAttention (shared/seeds, module 05, section 3) exactly as taught:
-it accepts any method, builds no layer for an unknown one and fails only in forward (scores is
-never assigned), where the contract asks for a ValueError when the module is built."""
+The course module's LuongAttention (the tutorial "Module 05: Attention Mechanism", section 3
+"Luong Attention (Multiplicative)") exactly as taught: it accepts any method, builds no layer
+for an unknown one and fails only in forward (scores is never assigned), where the contract asks
+for a ValueError when the module is built."""
 # item: LuongAttention
 # loses: rejects_unknown_method
 # Source: the course's own module "Module 05: Attention Mechanism", section 3 "Luong Attention
