@@ -8,7 +8,7 @@ from typing import Any
 from .assignment.config import Assignment, Item
 from .integrity.code import ItemCode
 from .lms.intake import LmsInfo
-from .written.model import Answer, Mark, WrittenRow, row_of
+from .written.model import UNANSWERED, Answer, Mark, WrittenRow, row_of
 
 
 @dataclass(frozen=True)
@@ -140,8 +140,10 @@ class SubmissionResult:
 
     @property
     def written_earned(self) -> dict[str, float]:
-        """The points of each written answer a person has graded, by question."""
-        return {row.answer.question: row.earned for row in self.written if row.earned is not None}
+        """The points of each written answer a person has graded, by question (no answer, which
+        no person graded, is left out, as grades.csv leaves its cell empty)."""
+        return {row.answer.question: row.earned for row in self.written
+                if row.earned is not None and row.status != UNANSWERED}
 
     def to_json(self) -> dict[str, Any]:
         # What dataclasses.asdict gives, written out: asdict's deep copies cost a worker more

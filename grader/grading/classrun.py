@@ -240,6 +240,8 @@ def grade_class(
         found = discover(folder, outline.assignment.name, outline.assignment.notebooks)
         for skipped in found.skipped:
             log(f"skipped {skipped}")
+        if found.note:
+            log(f"note: {found.note}")
         marks = _marks(written, out_dir, outline.assignment, {student_id(f) for f in found.students}, held_marks)
         dropped = [name for name in earlier_formats(out_dir) if name not in reporters]
         with staged(out_dir, reporters) as write_dir:

@@ -82,6 +82,7 @@ class ClassFolder:
 
     students: tuple[Path, ...]
     skipped: tuple[str, ...]  # names of entries that are not student folders, with why
+    note: str = ""  # what the instructor should know of how the folder was read
 
 
 class ClassFolderError(ValueError):
@@ -120,7 +121,12 @@ def discover(class_dir: Path, assignment: str = "", notebooks: tuple[str, ...] =
         raise ClassFolderError(f"{class_dir}: no student folders in it; give the folder that holds one "
                                "folder per student (named by the student's id)")
     key = lambda p: unicodedata.normalize("NFC", p.name)  # noqa: E731
-    return ClassFolder(tuple(sorted(students, key=key)), tuple(sorted(skipped)))
+    note = ""
+    if assignment and [entry.name for entry in students] == [assignment]:
+        # Ids are data, so it is graded; but it is as likely one student's folder in nbgrader's layout.
+        note = (f"{class_dir} holds one student, {assignment}, named as the assignment: graded as a student; "
+                "if it is one student's folder, give the folder that holds one folder per student")
+    return ClassFolder(tuple(sorted(students, key=key)), tuple(sorted(skipped)), note)
 
 
 def student_id(folder: Path) -> str:
