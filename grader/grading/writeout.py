@@ -92,4 +92,3 @@ def write_out(bundle: Bundle, info: RunInfo, results: Sequence[SubmissionResult]
                f"typed there; this run's results are in {kept}; grade again to count the marks")
         return WrittenOut(merged, outputs, marks, None, kept, why)
     return WrittenOut(merged, outputs, marks, comparison)
-

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from ..results import ItemResult
-from ..runners.serve import ERROR_CHARS
 from ..submissions.files import Refused, read_submitted
+from ..wire import ERROR_CHARS
 from .course import Course
 
 TIMESTAMP = "timestamp.txt"
