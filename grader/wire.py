@@ -83,9 +83,13 @@ class Calls:
 
     name: str
     calls: tuple[tuple[Any, Any], ...]
+    # Bytes: with it, each call's peak memory is measured where it runs (grader.runners.memory),
+    # the reply's ``memory`` says it, and a call past it raises MemoryBudgetExceeded.
+    memory_budget: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"op": "calls", "name": self.name, "calls": [[args, kwargs] for args, kwargs in self.calls]}
+        data = {"op": "calls", "name": self.name, "calls": [[args, kwargs] for args, kwargs in self.calls]}
+        return data if self.memory_budget is None else {**data, "memory_budget": self.memory_budget}
 
 
 @dataclass(frozen=True)
@@ -119,7 +123,9 @@ def request_from_json(data: Any) -> Request:
         raise WireError("a request needs an op and a name")
     op = data.get("op")
     if op == "calls" and type(data.get("calls")) is list:
-        return Calls(data["name"], tuple((pair[0], pair[1]) for pair in data["calls"]))
+        budget = data.get("memory_budget")
+        return Calls(data["name"], tuple((pair[0], pair[1]) for pair in data["calls"]),
+                     budget if type(budget) is int else None)
     if op == "module":
         return ModuleCall(data["name"], data.get("init"), data.get("method"), data.get("state"),
                           data.get("args"), data.get("kwargs"), tuple(data.get("grad_inputs") or ()),
@@ -136,10 +142,14 @@ class Reply:
     error: Any = None
     missing: str | None = None
     kind: str | None = None
+    # For ``Calls`` with a memory budget: per call, [peak bytes or None, how it was measured or None].
+    memory: Any = None
 
     def to_json(self) -> dict[str, Any]:
         if self.missing is not None:
             return {"missing": self.missing, **({"kind": self.kind} if self.kind else {})}
+        if self.memory is not None:
+            return {"value": self.value, "memory": self.memory}
         return {"error": self.error} if self.error is not None else {"value": self.value}
 
     @classmethod
@@ -150,7 +160,7 @@ class Reply:
         if "missing" in data:
             kind = data.get("kind")
             return cls(missing=str(data["missing"])[:200], kind=str(kind)[:200] if kind else None)
-        return cls(value=data.get("value"), error=data.get("error"))
+        return cls(value=data.get("value"), error=data.get("error"), memory=data.get("memory"))
 
 
 # ---- encoding (both sides) -------------------------------------------------------

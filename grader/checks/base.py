@@ -62,6 +62,17 @@ class ModuleReply:
     fetched: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class MemoryUse:
+    """How much memory a call took (``Trial.peak_memory``): ``peak``, the bytes its process grew
+    by at its peak over what it held when the call began, or None where it was not measured
+    (``method`` says how it was, or why not); ``budget``, the bytes the check allowed."""
+
+    peak: int | None
+    budget: int
+    method: str
+
+
 class Args:
     """The arguments of one call of ``Trial.call_each``: ``Args(x, axis=0)``."""
 
@@ -173,9 +184,36 @@ class Trial:
         reply = self._request(message, name, f"{where} was running")
         return reply if isinstance(reply, RaisedError) else None
 
+    def peak_memory(self, args: Args, budget: int, name: str | None = None) -> tuple[Any, MemoryUse]:
+        """The student's ``name`` (default: this item) called once on ``args``, with its peak
+        memory measured in the process that runs it (``grader.runners.memory``): its value
+        (a ``RaisedError`` of ``MemoryBudgetExceeded`` past ``budget`` bytes) and a
+        ``MemoryUse``. A call that raised anything else raises ``CheckFailed``."""
+        name = name or self.item.name
+        where = f"{name}({_signature(args.args, args.kwargs)})"
+        message = wire.Calls(name, ((wire.encode(list(args.args)), wire.encode(args.kwargs)),), budget)
+        reply = self._exchange(message, name, f"{where} was running")
+        values = self._decoded(reply, name)
+        try:
+            ((peak, method),) = reply.memory
+            use = MemoryUse(peak if type(peak) is int else None, budget, str(method) if method else "")
+        except (TypeError, ValueError):
+            raise CheckFailed("the sandbox sent a malformed reply") from None
+        if not isinstance(values, list) or len(values) != 1:
+            raise CheckFailed("the sandbox sent a malformed reply")
+        (value,) = values
+        if isinstance(value, RaisedError) and not value.is_a("MemoryBudgetExceeded"):
+            raise CheckFailed(f"{where} raised {value.describe()}")
+        return value, use
+
     def _request(self, message: wire.Request, name: str, running: str) -> Any:
         """``running``: what the call was doing, as the student would write it, for the
         message if it runs out of time ("f(...) was running on 4 inputs")."""
+        return self._decoded(self._exchange(message, name, running), name)
+
+    def _exchange(self, message: wire.Request, name: str, running: str) -> wire.Reply:
+        """The reply to ``message``, as sent: a name that is missing, or that ran out of time,
+        raises here."""
         try:
             reply = wire.Reply.from_json(self.runner.request(message))
         except wire.WireError:
@@ -188,6 +226,10 @@ class Trial:
             kind = reply.kind
             raise CheckFailed(f"{name} is not defined in your {self.item.notebook} notebook"
                               + (f" (it is a {kind}, not a function or class)" if kind else ""))
+        return reply
+
+    def _decoded(self, reply: wire.Reply, name: str) -> Any:
+        """A reply's value, or the ``RaisedError`` the request raised as a whole."""
         try:
             if reply.error is not None:
                 error = wire.decode(reply.error)

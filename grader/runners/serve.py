@@ -15,6 +15,7 @@ from typing import Any
 from .. import wire
 from ..submissions.ipython import transform_ipython
 from ..wire import ERROR_CHARS
+from . import memory
 
 # A notebook's cell errors as they are kept: the first ``CELL_ERRORS``, each cut to
 # ``ERROR_CHARS`` (the one cap on a student's text in a message), then one line that counts
@@ -119,6 +120,8 @@ def handle(message: Any, namespace: dict[str, Any]) -> dict[str, Any]:
     ``wire.ModuleCall``); the reply as it goes back."""
     try:
         request = wire.request_from_json(message)
+        if isinstance(request, wire.Calls) and request.memory_budget is not None:
+            return _measured_calls(request, request.memory_budget, namespace).to_json()
         if isinstance(request, wire.Calls):
             return _calls(request, namespace).to_json()
         return _module(request, namespace).to_json()
@@ -136,12 +139,36 @@ def _calls(request: wire.Calls, namespace: dict[str, Any]) -> wire.Reply:
     results = []
     for args, kwargs in request.calls:
         try:
-            local_args = [_to_local(a) for a in wire.decode(args)]
-            local_kwargs = {k: _to_local(v) for k, v in wire.decode(kwargs).items()}
-            results.append(wire.encode(function(*local_args, **local_kwargs)))
+            results.append(wire.encode(_bound(function, args, kwargs)()))
         except BaseException as exc:  # as for a single call: one failing case is that case's reply
             results.append(wire.encode_error(exc))
     return wire.Reply(value=results)
+
+
+def _measured_calls(request: wire.Calls, budget: int, namespace: dict[str, Any]) -> wire.Reply:
+    """``_calls``, each call's peak memory measured (``grader.runners.memory``): the reply's
+    ``memory`` holds, per call, its peak in bytes (None where not measured or it raised) and how
+    it was measured; a call over ``budget`` bytes raises ``MemoryBudgetExceeded``."""
+    function = _resolve(namespace, request.name)
+    if isinstance(function, wire.Reply):
+        return function
+    results, peaks = [], []
+    for args, kwargs in request.calls:
+        try:
+            value, peak, method = memory.measured(_bound(function, args, kwargs), budget)
+            results.append(wire.encode(value))
+            peaks.append([peak, method])
+        except BaseException as exc:
+            results.append(wire.encode_error(exc))
+            peaks.append([exc.peak, exc.method] if isinstance(exc, memory.MemoryBudgetExceeded) else [None, None])
+    return wire.Reply(value=results, memory=peaks)
+
+
+def _bound(function: Any, args: Any, kwargs: Any) -> Any:
+    """``function`` on one call's encoded arguments, decoded here: a call of no arguments."""
+    local_args = [_to_local(a) for a in wire.decode(args)]
+    local_kwargs = {k: _to_local(v) for k, v in wire.decode(kwargs).items()}
+    return lambda: function(*local_args, **local_kwargs)
 
 
 def _resolve(namespace: dict[str, Any], name: str) -> Any:
