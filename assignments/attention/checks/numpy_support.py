@@ -19,17 +19,14 @@ from typing import Any
 
 import numpy as np
 
+# The engine's, for any bundle; imported from here by the part-1 checks, as before.
+from grader.checks.arrays import as_mask as as_mask
+from grader.checks.arrays import expect_real as expect_real
+from grader.checks.arrays import first_true as first_true
+from grader.checks.arrays import in_dtype_of as in_dtype_of
+from grader.checks.arrays import num as num
 from grader.checks.base import Args, CheckFailed, Trial, as_array, as_pair, discrepancy, fmt_index
 from grader.checks.expect import expect_shape
-
-
-def num(value: Any) -> str:
-    """A student's value for a message (NaN and inf print as such)."""
-    return f"{float(value):.3g}"
-
-
-def first_true(bad: np.ndarray) -> tuple[int, ...]:
-    return tuple(int(i) for i in np.argwhere(bad)[0])
 
 
 def expect_no_masked_out_row(weights: np.ndarray, mask: np.ndarray, what: str) -> None:
@@ -44,17 +41,6 @@ def expect_no_masked_out_row(weights: np.ndarray, mask: np.ndarray, what: str) -
                           "the mask allows some: the mask blocks what it should allow (True means may attend)")
 
 
-def in_dtype_of(student: np.ndarray, value: np.ndarray) -> np.ndarray:
-    """``value`` (derived from the student's data) cast to the student's float dtype, so that
-    ``expect_close`` picks the tolerance the student's precision deserves."""
-    return value.astype(student.dtype) if student.dtype.kind == "f" else value
-
-
-def expect_real(arr: np.ndarray, what: str) -> None:
-    if arr.dtype.kind not in "fiub":
-        raise CheckFailed(f"{what} has dtype {arr.dtype}, expected real numbers")
-
-
 def expect_sums_to_one(t: Trial, arr: np.ndarray, what: str, axis: int = -1,
                        slices: str = "row") -> None:
     expect_real(arr, what)
@@ -67,17 +53,6 @@ def expect_sums_to_one(t: Trial, arr: np.ndarray, what: str, axis: int = -1,
         raise CheckFailed(f"{what} sums to {num(sums)}, not 1 ({size})", off.margin)
     raise CheckFailed(f"{slices} {fmt_index(off.index)} of {what} sums to {num(sums[off.index])}, "
                       f"not 1 ({size})", off.margin)
-
-
-def as_mask(value: Any, what: str, shape: Sequence[int]) -> np.ndarray:
-    """A returned mask as bool; 0/1 numbers are accepted here (the dtype has its own check)."""
-    arr = as_array(value, what)
-    expect_shape(arr, shape, what)
-    if arr.dtype == np.bool_:
-        return arr
-    if arr.dtype.kind in "iuf" and np.isin(arr, (0, 1)).all():
-        return arr.astype(bool)
-    raise CheckFailed(f"{what} holds values other than True/False (True = may attend)")
 
 
 def mask_text(mask: np.ndarray | None) -> str:
