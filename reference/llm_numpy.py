@@ -58,19 +58,6 @@ def apply_rotary(x, positions=None, base=10000.0):
     return out
 
 
-def _alibi_slopes(n):
-    """The ALiBi paper's ``get_slopes(n)``: for ``n`` a power of two the geometric sequence
-    ``2**(-8 (h+1) / n)``; otherwise the slopes of the largest power of two ``p`` below ``n``,
-    then every other slope of ``2p``, the first ``n - p`` of them."""
-    def power_of_two(m):
-        return [2.0 ** (-8.0 * (h + 1) / m) for h in range(m)]
-
-    if n & (n - 1) == 0:
-        return power_of_two(n)
-    p = 2 ** int(math.floor(math.log2(n)))
-    return power_of_two(p) + power_of_two(2 * p)[0::2][:n - p]
-
-
 def alibi_bias(num_heads, seq_len):
     """The ALiBi attention bias (Press et al., 2022), causal.
 
@@ -92,7 +79,16 @@ def alibi_bias(num_heads, seq_len):
     """
     if num_heads < 1 or seq_len < 1:
         raise ValueError(f"num_heads and seq_len must be at least 1, got {num_heads} and {seq_len}")
-    slopes = np.array(_alibi_slopes(num_heads))
+
+    def geometric(n):  # n a power of two: 2^(-8/n), 2^(-16/n), ..., 2^(-8)
+        return [2.0 ** (-8.0 * (h + 1) / n) for h in range(n)]
+
+    if num_heads & (num_heads - 1) == 0:
+        slopes = geometric(num_heads)
+    else:  # the paper's get_slopes: those of p, then every other one of 2p
+        p = 2 ** int(math.floor(math.log2(num_heads)))
+        slopes = geometric(p) + geometric(2 * p)[0::2][:num_heads - p]
+    slopes = np.array(slopes)
     i = np.arange(seq_len)[:, None]
     j = np.arange(seq_len)[None, :]
     distance = (i - j).astype(np.float64)  # >= 0 in the past, < 0 in the future

@@ -31,9 +31,9 @@ from reference import llm_numpy as ref
 from . import check
 
 BLOCKWISE = "blockwise_attention"
-# The memory check: 128 queries, 32,768 keys; the whole float64 score matrix is 32 MiB, and the
-# call may grow the process by a quarter of it (blocks of 256 keys hold 0.25 MiB each).
-MEMORY_LQ, MEMORY_LK, MEMORY_BLOCK = 128, 32768, 256
+# The memory check: 64 queries, 32,768 keys; the whole float64 score matrix is 16 MiB, and the
+# call may grow the process by a quarter of it (blocks of 256 keys hold 0.125 MiB each).
+MEMORY_LQ, MEMORY_LK, MEMORY_BLOCK = 64, 32768, 256
 MEMORY_BUDGET = MEMORY_LQ * MEMORY_LK * 8 // 4
 
 
