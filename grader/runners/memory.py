@@ -17,6 +17,11 @@ the call's own peak only if it starts near the resident memory:
   upper bound within it). The ballast costs the time of writing it, so it is never larger
   than the gap less half the budget.
 
+Before either, ``malloc_trim(0)`` hands the allocator's free pages back to the kernel: memory
+that an earlier call freed but the C library kept would otherwise serve the call without
+raising the resident memory (glibc serves blocks of up to 32 MiB from its heap once it has
+freed one that size), and a score matrix built there would not count.
+
 Where ``/proc/self/status`` cannot be read (no ``/proc``: another system), nothing is
 measured, and the reply says so. Not a limit on the address space: address space is not
 memory (a library reserves far more than it touches, and one that allocates its buffers on
@@ -33,6 +38,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+from .. import linux
 
 CLEAR_REFS = "/proc/self/clear_refs"
 STATUS = "/proc/self/status"
@@ -63,6 +70,13 @@ def _resident() -> tuple[int, int] | None:
     return (found[b"VmRSS"], found[b"VmHWM"]) if len(found) == 2 else None
 
 
+def _trim() -> None:
+    """glibc's malloc_trim(0): its free pages, at the heap's top and inside it, back to the kernel."""
+    trim = getattr(linux.libc, "malloc_trim", None)
+    if trim is not None:
+        trim(0)
+
+
 def _reset() -> bool:
     try:
         with open(CLEAR_REFS, "w") as handle:
@@ -77,6 +91,7 @@ def measured(call: Callable[[], Any], budget: int) -> tuple[Any, int | None, str
     measured. Raises what ``call`` raised, or ``MemoryBudgetExceeded`` past ``budget`` bytes."""
     if _resident() is None:
         return call(), None, UNMEASURED
+    _trim()
     ballast = b""
     method = RESET
     if not _reset():
