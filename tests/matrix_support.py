@@ -35,6 +35,7 @@ ONCE = (
     "tests/test_readme.py",
     "tests/test_docs.py",
     "tests/test_tox.py",
+    "tests/assignments/llm_attention/test_llm_numpy_cli.py",
 )
 ONCE_VARIABLE = "TESTS_ONCE"
 
