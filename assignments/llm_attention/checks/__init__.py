@@ -1,0 +1,16 @@
+"""The hidden checks of the language-model attention assignment, registered by item and name;
+``assignment.yaml`` says which run and for how many points."""
+
+from __future__ import annotations
+
+from grader.checks import Registry
+
+REGISTRY = Registry()
+check = REGISTRY.check
+
+# Registration happens on import. Each module holds one item's (or one part of an item's)
+# checks; the *_support modules hold what they share.
+from . import (  # noqa: E402,F401
+    gqa_decode,
+    gqa_module,
+)
