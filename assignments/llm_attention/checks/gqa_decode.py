@@ -100,13 +100,13 @@ def decode_cache_shape(t: Trial) -> None:
 
 @check(GQA, "decode_matches_definition")
 def decode_definition(t: Trial) -> None:
-    for sizes in (SIZES, OTHER_SIZES):
-        pairs, state, x, what = _decode(t, sizes, batch=1 if sizes == OTHER_SIZES else 2)
-        expected = t.reference(reference_gqa_steps, sizes, state, decode_steps(x))
-        for i, (out, _) in enumerate(pairs):
-            out_t = _out_t(out, f"{what}, call {i + 1}", x.shape[0], sizes[0])
-            expect_close(t, out_t, expected[i][0], f"out_t of call {i + 1} of {what}",
-                         f"{FORMULA}, for the newest token over the {i + 1} tokens so far")
+    # The other sizes than the scale's check, which compares SIZES with the definition too.
+    pairs, state, x, what = _decode(t, OTHER_SIZES, batch=1)
+    expected = t.reference(reference_gqa_steps, OTHER_SIZES, state, decode_steps(x))
+    for i, (out, _) in enumerate(pairs):
+        out_t = _out_t(out, f"{what}, call {i + 1}", x.shape[0], OTHER_SIZES[0])
+        expect_close(t, out_t, expected[i][0], f"out_t of call {i + 1} of {what}",
+                     f"{FORMULA}, for the newest token over the {i + 1} tokens so far")
 
 
 @check(GQA, "cache_holds_projected_keys_and_values")
