@@ -10,9 +10,11 @@ import pytest
 
 pytest.importorskip("torch", reason="torch is not installed in this environment")
 
-from module_steps_support import SOURCE, check_steps, trial  # noqa: E402
+from module_steps_support import SOURCE, check_steps, trial, xs  # noqa: E402
 
 from grader import frames, wire  # noqa: E402
+from grader.checks.base import Step  # noqa: E402
+from grader.checks.modules import reference_steps  # noqa: E402
 from grader.runners.inprocess import InProcessRunner  # noqa: E402
 from grader.submissions.load import Cell, SourceFile  # noqa: E402
 from grader.wire import StepOutput, WireError  # noqa: E402
@@ -41,3 +43,14 @@ def test_steps_travel_and_bad_steps_are_refused():
     for path in ([], [-1], ["0"], 0, [0.5]):
         with pytest.raises(WireError):
             wire.step_output({"$step": path})
+
+
+def test_the_reference_side_makes_the_same_calls_in_float64():
+    namespace: dict = {}
+    exec(SOURCE, namespace)
+    weight = np.eye(3, dtype=np.float32) * 2
+    x = xs(2)
+    steps = [Step("step", (x[0],)), Step("step", (x[1],), {"total": StepOutput(0, (1,))})]
+    (scaled0, total0), (scaled1, total1) = reference_steps(namespace["Accumulator"](3), {"scale.weight": weight}, steps)
+    assert total1.dtype == np.float64 and np.allclose(total1, x[0] + x[1]) and np.allclose(scaled1, 2 * (x[0] + x[1]))
+    assert np.allclose(total0, x[0]) and np.allclose(scaled0, 2 * x[0])
