@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -106,12 +106,65 @@ class ModuleCall:
     grad_inputs: tuple[int, ...] = ()
     grad_outputs: Any = None
     fetch: tuple[str, ...] = ()
+    steps: tuple[ModuleStep, ...] = ()  # after ``method``: calls on the same module, in order
 
     def to_json(self) -> dict[str, Any]:
-        return {"op": "module", "name": self.name, "init": self.init, "method": self.method,
-                "state": self.state, "args": self.args, "kwargs": self.kwargs,
-                "grad_inputs": list(self.grad_inputs), "grad_outputs": self.grad_outputs,
-                "fetch": list(self.fetch)}
+        message = {"op": "module", "name": self.name, "init": self.init, "method": self.method,
+                   "state": self.state, "args": self.args, "kwargs": self.kwargs,
+                   "grad_inputs": list(self.grad_inputs), "grad_outputs": self.grad_outputs,
+                   "fetch": list(self.fetch)}
+        if self.steps:
+            message["steps"] = [[s.method, s.args, s.kwargs] for s in self.steps]
+        return message
+
+
+# ---- a stateful call sequence: ``ModuleCall.steps`` -----------------------------------
+# A module's methods called one after another on the module the request built (decode, token
+# after token, each time with the cache the previous call returned). An argument may stand for
+# what an earlier step returned: that object is passed as it is, inside the sandbox, and comes
+# back to the grader only as plain data, each step's outputs encoded as soon as the step returns.
+
+STEP_OUTPUT = "$step"  # {"$step": [step, i, j, ...]}: step ``step``'s outputs[i][j]...
+
+
+class StepOutput(NamedTuple):
+    """In a step's arguments: what step ``step`` returned, or its element ``element``
+    (``StepOutput(0, (1,))``: the first step's second value), passed as it is in the sandbox."""
+
+    step: int
+    element: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {STEP_OUTPUT: [self.step, *self.element]}
+
+
+@dataclass(frozen=True)
+class ModuleStep:
+    """One call of a sequence: ``method(*args, **kwargs)``; ``args`` a list and ``kwargs`` a
+    mapping of encoded values or ``{STEP_OUTPUT: [...]}`` markers of earlier steps."""
+
+    method: str
+    args: list[Any]
+    kwargs: dict[str, Any]
+
+
+def step_output(value: Any) -> tuple[int, ...] | None:
+    """The path ``(step, i, j, ...)`` of a marker, or None when ``value`` is not one."""
+    if type(value) is not dict or len(value) != 1 or STEP_OUTPUT not in value:
+        return None
+    path = value[STEP_OUTPUT]
+    if type(path) is not list or not path or any(type(i) is not int or i < 0 for i in path):
+        raise WireError("a step's output is named by a list of indices")
+    return tuple(path)
+
+
+def _steps_from_json(data: Any) -> tuple[ModuleStep, ...]:
+    if data is None:
+        return ()
+    if type(data) is not list or any(type(s) is not list or len(s) != 3 or type(s[0]) is not str
+                                     or type(s[1]) is not list or type(s[2]) is not dict for s in data):
+        raise WireError("steps must be a list of [method, args, kwargs]")
+    return tuple(ModuleStep(method, args, kwargs) for method, args, kwargs in data)
 
 
 Request = Calls | ModuleCall
@@ -129,7 +182,8 @@ def request_from_json(data: Any) -> Request:
     if op == "module":
         return ModuleCall(data["name"], data.get("init"), data.get("method"), data.get("state"),
                           data.get("args"), data.get("kwargs"), tuple(data.get("grad_inputs") or ()),
-                          data.get("grad_outputs"), tuple(data.get("fetch") or ()))
+                          data.get("grad_outputs"), tuple(data.get("fetch") or ()),
+                          _steps_from_json(data.get("steps")))
     raise WireError(f"unknown op {op!r}")
 
 

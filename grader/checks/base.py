@@ -12,14 +12,14 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from .. import wire
 from ..assignment.config import Item, Tolerance
 from ..runners.protocol import ItemTimeout
-from ..wire import ForeignArray, Opaque, RaisedError
+from ..wire import ForeignArray, Opaque, RaisedError, StepOutput
 from .reference_cache import memoised
 
 if TYPE_CHECKING:
@@ -71,6 +71,15 @@ class MemoryUse:
     peak: int | None
     budget: int
     method: str
+
+
+class Step(NamedTuple):
+    """One call of ``Trial.module_steps``, ``method(*args, **kwargs)``: plain data, which
+    ``Trial.reference`` can key a result on."""
+
+    method: str
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] | None = None
 
 
 class Args:
@@ -153,11 +162,7 @@ class Trial:
             grad_outputs=None if grad_outputs is None else wire.encode(list(grad_outputs)),
         )
         where = f"{name}({_signature(init, {})})" + (f".{method}(...)" if method else "")
-        reply = self._request(message, name, f"{where} was running")
-        if isinstance(reply, RaisedError):
-            raise CheckFailed(f"{where} raised {reply.describe()}")
-        if not isinstance(reply, dict) or "not_a_module" in reply:
-            raise CheckFailed(f"{name}(...) did not build a torch.nn.Module")
+        reply = self._module_reply(message, where)
         try:
             return ModuleReply(
                 outputs=reply.get("outputs"),
@@ -172,6 +177,39 @@ class Trial:
             )
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
             raise CheckFailed(f"{where}: the sandbox sent a malformed reply ({exc})") from exc
+
+    def _module_reply(self, message: wire.ModuleCall, where: str) -> dict[str, Any]:
+        reply = self._request(message, message.name, f"{where} was running")
+        if isinstance(reply, RaisedError):
+            raise CheckFailed(f"{where} raised {reply.describe()}")
+        if not isinstance(reply, dict) or "not_a_module" in reply:
+            raise CheckFailed(f"{message.name}(...) did not build a torch.nn.Module")
+        return reply
+
+    def module_steps(self, *init: Any, steps: Sequence[Step], name: str | None = None,
+                     state: dict[str, np.ndarray] | None = None) -> list[Any]:
+        """Build the student's module ``name(*init)``, copy ``state`` in, then call each of
+        ``steps`` in order on that one module (``decode`` token after token, each time with the
+        cache the previous call returned: ``StepOutput(i, (1,))`` in a step's arguments); each
+        step's outputs, as plain data. A step that raises fails the check, naming the step."""
+        name = name or self.item.name
+        encoded = tuple(wire.ModuleStep(s.method, [_step_argument(a) for a in s.args],
+                                        {k: _step_argument(v) for k, v in (s.kwargs or {}).items()})
+                        for s in steps)
+        message = wire.ModuleCall(name, wire.encode(list(init)), None, state=wire.encode(state or {}),
+                                  steps=encoded)
+        where = f"{name}({_signature(init, {})})"
+        reply = self._module_reply(message, where)
+        outputs, failed = reply.get("steps"), reply.get("failed_step")
+        number, error = failed if isinstance(failed, tuple) and len(failed) == 2 else (len(steps), failed)
+        if not isinstance(outputs, list) or len(outputs) != number or not (
+                error is None or isinstance(error, RaisedError) and number < len(steps)):
+            raise CheckFailed(f"{where}: the sandbox sent a malformed reply")
+        if error is not None:
+            step = steps[number]
+            raise CheckFailed(f"{where}.{step.method}({_step_signature(step)}), call {number + 1} of "
+                              f"{len(steps)} on the same module, raised {error.describe()}")
+        return outputs
 
     def module_raises(self, *init: Any, name: str | None = None, state: dict[str, np.ndarray] | None = None,
                       method: str | None = None, args: Sequence[Any] = ()) -> RaisedError | None:
@@ -375,6 +413,20 @@ def _band(t: Trial, actual: np.ndarray, expected: Any,
     if allowed.shape != ok.shape:
         allowed = np.broadcast_to(allowed, ok.shape)
     return ok, error, allowed
+
+
+def _step_argument(value: Any) -> Any:
+    return value.to_json() if isinstance(value, StepOutput) else wire.encode(value)
+
+
+def _step_signature(step: Step) -> str:
+    """A step's arguments as a student reads them, an earlier step's output named by its call."""
+    def one(value: Any) -> str:
+        if isinstance(value, StepOutput):
+            return f"<what call {value.step + 1} returned" + "".join(f"[{i}]" for i in value.element) + ">"
+        return _signature([value], {})
+
+    return ", ".join([one(a) for a in step.args] + [f"{k}={one(v)}" for k, v in (step.kwargs or {}).items()])
 
 
 def _signature(args: Sequence[Any], kwargs: dict[str, Any]) -> str:

@@ -164,7 +164,8 @@ class Diagnoser:
 
 def _random_start(request: wire.Request, reply: Any) -> bool:
     """A module was called with parameters that the request's state leaves at their start."""
-    if not isinstance(request, wire.ModuleCall) or request.method is None or not isinstance(reply, dict):
+    if not isinstance(request, wire.ModuleCall) or request.method is None and not request.steps \
+            or not isinstance(reply, dict):
         return False
     parameters = reply.get("parameters")
     if not isinstance(parameters, dict):

@@ -262,7 +262,42 @@ def _module(request: wire.ModuleCall, namespace: dict[str, Any]) -> wire.Reply:
     fetch = request.fetch
     if fetch:
         reply["fetched"] = {n: state_dict[n] for n in fetch if n in state_dict}
-    return wire.Reply(value=wire.encode(reply))
+    value = wire.encode(reply)
+    if request.steps:
+        value["$dict"].update(_steps(module, request.steps, tensor))
+    return wire.Reply(value=value)
+
+
+def _steps(module: Any, steps: tuple[wire.ModuleStep, ...], tensor: Any) -> dict[str, Any]:
+    """``steps`` called in order on ``module``: ``{"steps": each one's outputs, encoded}``, and
+    ``"failed_step": (its number, its error)`` for the first that raised, where they stop. A
+    marker of an earlier step's output is that very object (a cache as the student returned it);
+    each output is encoded as soon as its step returns, so a later step that changes it in place
+    does not change what the grader reads."""
+    done: list[Any] = []
+    encoded: list[Any] = []
+
+    def argument(value: Any) -> Any:
+        path = wire.step_output(value)
+        if path is None:
+            return tensor(wire.decode(value))
+        if path[0] >= len(done):
+            raise ValueError(f"step {len(done)} names the output of step {path[0]}, which has not run")
+        found = done[path[0]]
+        for i in path[1:]:
+            found = found[i]
+        return found
+
+    for number, step in enumerate(steps):
+        try:
+            args = [argument(a) for a in step.args]
+            kwargs = {k: argument(v) for k, v in step.kwargs.items()}
+            outputs = getattr(module, step.method)(*args, **kwargs)
+            encoded.append(wire.encode(outputs))
+        except BaseException as exc:  # as for a call of ``Calls``: the step's own reply
+            return {"steps": encoded, "failed_step": {"$tuple": [number, wire.encode_error(exc)]}}
+        done.append(outputs)
+    return {"steps": encoded}
 
 
 def _describe(exc: BaseException) -> str:

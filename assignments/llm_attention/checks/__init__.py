@@ -8,10 +8,13 @@ from grader.checks import Registry
 REGISTRY = Registry()
 check = REGISTRY.check
 
-# Registration happens on import. Each module holds one item's checks.
+# Registration happens on import. Each module holds one item's (or one part of an item's)
+# checks.
 from . import (  # noqa: E402,F401
     alibi,
     blockwise,
+    gqa_decode,
+    gqa_module,
     rotary,
     window,
 )
