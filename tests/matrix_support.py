@@ -35,6 +35,8 @@ ONCE = (
     "tests/test_readme.py",
     "tests/test_docs.py",
     "tests/test_tox.py",
+    "tests/test_each_bundle.py",
+    "tests/assignment/test_shipped.py",
 )
 ONCE_VARIABLE = "TESTS_ONCE"
 
