@@ -45,7 +45,7 @@ def build_parser(prog: str = COMMAND) -> argparse.ArgumentParser:
                        "(its zip or unpacked folder); not with --nbgrader")
     grade.add_argument("--out", type=Path, help="where the reports go (grades.csv, results.json, feedback/, ...); "
                        "with --nbgrader, default COURSE_DIR/grader-reports/ASSIGNMENT_ID")
-    grade.add_argument("--assignment", type=_bundle, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
+    grade.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
     grade.add_argument("--format", type=_formats, action="append", dest="formats", metavar="FORMAT[,FORMAT...]",
                        help=f"more outputs to write, repeatable: {', '.join(REPORTERS)} "
                        f"(every run writes {', '.join(CORE_REPORTERS)}: grades.csv, results.json, feedback/*.md)")
@@ -84,15 +84,15 @@ def build_parser(prog: str = COMMAND) -> argparse.ArgumentParser:
                          help="the folder to write: the student notebooks and check.py")
     release.add_argument("--force", action="store_true",
                          help="replace files in --out that differ from the release (a student's work, say)")
-    release.add_argument("--assignment", type=_bundle, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
+    release.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
     release.add_argument("--source", type=Path, help="folder of the source notebooks (default: the bundle's)")
 
     gradescope = commands.add_parser("gradescope", help="build a Gradescope autograder zip (setup.sh, run_autograder)")
     gradescope.add_argument("--out", type=Path, required=True, help="the zip to write (e.g. autograder.zip)")
-    gradescope.add_argument("--assignment", type=_bundle, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
+    gradescope.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
 
     audit = commands.add_parser("audit", help="prove the checks: reference full, stubs zero, mutants caught")
-    audit.add_argument("--assignment", type=_bundle, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
+    audit.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
     audit.add_argument("--seed", type=int, default=None, help="reproduce an audit: the seed it printed")
     audit.add_argument("--jobs", type=int, help="worker processes (default: as for grade)")
     audit.add_argument("--auto", action="store_true", help="also mutate the reference automatically")
@@ -103,7 +103,7 @@ def build_parser(prog: str = COMMAND) -> argparse.ArgumentParser:
     new_item.add_argument("name", help="the item: the student's function or class, as the contract names it")
     new_item.add_argument("--notebook", required=True, help="the notebook of the bundle it belongs to")
     new_item.add_argument("--module", action="store_true", help="a torch.nn.Module class (default: a function)")
-    new_item.add_argument("--assignment", type=_bundle, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
+    new_item.add_argument("--assignment", type=Path, default=DEFAULT_ASSIGNMENT, help=BUNDLE_HELP)
     return parser
 
 
@@ -135,6 +135,10 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
 def _run(args: argparse.Namespace, prog: str) -> int:
     try:
         require_dependencies(args.command)
+        if getattr(args, "assignment", None) is not None:  # a shipped bundle's name, as its YAML
+            from .assignment.shipped import resolve_assignment
+
+            args.assignment = resolve_assignment(args.assignment)
         if args.command == "grade":
             return _grade(args)
         if args.command == "release":
@@ -173,16 +177,6 @@ def _run(args: argparse.Namespace, prog: str) -> int:
         how, status = ending(interrupt)
         print(f"{how}: {args.command} stopped", file=sys.stderr)
         return status
-
-
-def _bundle(value: str) -> Path:
-    """``--assignment``: a bundle's folder or YAML, or a shipped bundle's name (its YAML)."""
-    from .assignment.shipped import resolve_assignment
-
-    try:
-        return resolve_assignment(value)
-    except ConfigError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _formats(value: str) -> list[str]:

@@ -4,6 +4,9 @@ and a class folder of another assignment refused in one line that names the fitt
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -61,12 +64,16 @@ def test_a_second_bundle_does_not_change_the_default(tree: Path):
     assert shown == DEFAULT_NAME
 
 
-def test_every_verb_takes_a_shipped_name(tree: Path):
-    code = ("from grader.cli import build_parser\n"
-            "for verb in ('grade', 'release --out r', 'gradescope --out z', 'audit', 'new-item x --notebook n'):\n"
-            "    args = build_parser().parse_args([*verb.split(), '--assignment', 'aaa_second'])\n"
-            "    print(args.assignment.relative_to(args.assignment.parents[2]))")
-    assert python_in(tree, code).splitlines() == ["assignments/aaa_second/assignment.yaml"] * 5
+def test_every_verb_resolves_the_name_it_is_given(tree: Path):
+    code = ("from grader.cli import main\n"
+            "verbs = ('grade c --out o', 'release --out r', 'gradescope --out z', 'audit', 'new-item x --notebook n')\n"
+            "for verb in verbs:\n"
+            "    print(main([*verb.split(), '--assignment', 'aaa_secnd']))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tree,
+                          env={**os.environ, "PYTHONPATH": str(tree)})
+    assert done.stdout.split() == ["2"] * 5, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 5 and all(line.startswith("error: aaa_secnd: ") and "aaa_second)" in line for line in lines)
 
 
 def test_a_class_is_graded_with_the_bundle_its_name_gives(tree: Path, tmp_path: Path):
