@@ -37,6 +37,7 @@ ONCE = (
     "tests/test_tox.py",
     "tests/test_each_bundle.py",
     "tests/assignment/test_shipped.py",
+    "tests/test_docs_bundles.py",
 )
 ONCE_VARIABLE = "TESTS_ONCE"
 
