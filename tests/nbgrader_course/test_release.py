@@ -337,7 +337,7 @@ def test_nothing_shipped_imports_the_grader_or_the_reference(released):
 def _release_cli(*args: str) -> int:
     from grader.cli import main
 
-    return main(["release", *args])
+    return main(["release", "--assignment", str(BUNDLE_PATH), *args])
 
 
 def test_release_again_over_the_same_release_changes_nothing(released, capsys):
