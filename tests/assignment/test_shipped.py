@@ -4,13 +4,15 @@ and a class folder of another assignment refused in one line that names the fitt
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from course_support import TINY_REFERENCE, grader_in, python_in, tiny_bundle, tree_shipping
+from course_support import FIRST, ROOT, TINY_REFERENCE, grader_in, python_in, tiny_bundle, tree_shipping
 
 from grader.assignment.config import DEFAULT_ASSIGNMENT, DEFAULT_NAME, ConfigError
 from grader.assignment.shipped import resolve_assignment, shipped_names
@@ -97,3 +99,28 @@ def test_a_class_of_the_other_assignment_is_refused_naming_it(tree: Path, tmp_pa
     (line,) = done.stderr.strip().splitlines()
     assert "2 of 2 hold 'aaa_second'" in line and line.endswith("--assignment aaa_second"), line
     assert not (tmp_path / "out").exists()
+
+
+def test_new_item_in_a_bundle_but_the_first_writes_hidden_tests_that_name_it(tmp_path: Path):
+    """nbgrader's own autograde runs the hidden tests; assert_item's default is the first bundle."""
+    tree = tree_shipping(tmp_path / "tree")
+    shutil.copytree(FIRST, tree / "assignments" / "second", ignore=shutil.ignore_patterns("sample_*", "__pycache__"))
+    for bundle, call in (("second", 'assert_item("half_rows", globals(), bundle="second")'),
+                         (DEFAULT_NAME, 'assert_item("half_rows", globals())')):
+        done = grader_in(tree, "new-item", "half_rows", "--notebook", "attention_numpy", "--assignment", bundle)
+        assert done.returncode == 0, done.stderr
+        notebook = tree / "assignments" / bundle / "attention_numpy.ipynb"
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        assert any(call in "".join(cell["source"]) for cell in cells), bundle
+        (tree / "reference" / "attention_numpy.py").write_text(  # the stub, taken back for the next bundle
+            (ROOT / "reference" / "attention_numpy.py").read_text(encoding="utf-8"), encoding="utf-8")
+
+
+def test_the_hidden_tests_take_a_shipped_bundles_name(assignment):
+    from grader.nbgrader.hidden_tests import assert_item
+
+    namespace: dict = {}
+    exec(assignment.reference_source("attention_numpy"), namespace)  # noqa: S102 - the reference
+    assert_item("causal_mask", namespace, bundle=DEFAULT_NAME)
+    with pytest.raises(ConfigError, match="shipped: "):
+        assert_item("causal_mask", namespace, bundle="no_such_bundle")
