@@ -18,7 +18,7 @@ from .sandbox.spec import SandboxError
 from .stop import STOPPED, ending, stopped_by_signals
 from .summary import GRADE_IN_FOLDER, GRADE_IN_FORMGRADER
 
-BUNDLE_HELP = "the assignment bundle: its folder or its YAML"
+BUNDLE_HELP = "the assignment bundle: its folder, its YAML, or the name of a bundle shipped in assignments/"
 
 
 COMMAND = "attention-grader"  # pyproject.toml's [project.scripts]
@@ -135,6 +135,10 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
 def _run(args: argparse.Namespace, prog: str) -> int:
     try:
         require_dependencies(args.command)
+        if getattr(args, "assignment", None) is not None:  # a shipped bundle's name, as its YAML
+            from .assignment.shipped import resolve_assignment
+
+            args.assignment = resolve_assignment(args.assignment)
         if args.command == "grade":
             return _grade(args)
         if args.command == "release":

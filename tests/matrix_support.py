@@ -36,6 +36,9 @@ ONCE = (
     "tests/test_docs.py",
     "tests/test_tox.py",
     "tests/assignments/llm_attention/test_llm_numpy_cli.py",
+    "tests/test_each_bundle.py",
+    "tests/assignment/test_shipped.py",
+    "tests/test_docs_bundles.py",
 )
 ONCE_VARIABLE = "TESTS_ONCE"
 

@@ -12,7 +12,9 @@ stubs' untouched cells score zero ("No response.").
 
 The hidden tests that nbgrader restores into the test cells call
 ``grader.nbgrader.hidden_tests.assert_item``, so this also proves that they run in a plain kernel.
-Usage: ``python tests/nbgrader_roundtrip.py [--keep DIR]``; exits non-zero on any mismatch.
+Usage: ``python tests/nbgrader_roundtrip.py [--assignment NAME] [--keep DIR]`` (NAME: a shipped
+bundle, by default the first; ``tests/each_bundle.py roundtrip`` runs it for each); exits non-zero
+on any mismatch.
 """
 
 from __future__ import annotations
@@ -27,13 +29,16 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCE_DIR = ROOT / "assignments" / "attention"
-ASSIGNMENT = "attention"
-NOTEBOOKS = ("attention_numpy.ipynb", "attention_torch.ipynb")
+sys.path.insert(0, str(ROOT))
+
+from grader.assignment.bundle import Bundle, load_bundle  # noqa: E402
+from grader.assignment.config import DEFAULT_NAME  # noqa: E402
+from grader.assignment.shipped import shipped_yaml  # noqa: E402
+
 CELL_TIMEOUT = 300
 
 
-def nbgrader(course: Path, *args: str) -> None:
+def nbgrader(course: Path, assignment: str, *args: str) -> None:
     """``nbgrader ARGS`` in ``course`` with this interpreter (and its ``alembic``) on PATH."""
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
@@ -42,7 +47,7 @@ def nbgrader(course: Path, *args: str) -> None:
     env["JUPYTER_DATA_DIR"] = str(course / "jupyter")
     env["MPLBACKEND"] = "Agg"
     command = [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={course}",
-               f"--CourseDirectory.course_id={ASSIGNMENT}",
+               f"--CourseDirectory.course_id={assignment}",
                f"--CourseDirectory.db_url=sqlite:///{course / 'gradebook.db'}",
                f"--Exchange.root={course / 'exchange'}"]
     print("$", " ".join(command[1:]), flush=True)
@@ -53,36 +58,34 @@ def nbgrader(course: Path, *args: str) -> None:
         raise SystemExit(f"nbgrader {args[0]} failed (exit {done.returncode})")
 
 
-def roundtrip(course: Path) -> list[str]:
+def roundtrip(course: Path, bundle: Bundle) -> list[str]:
     """Build the course, grade both submissions; the problems found (none: it passed)."""
-    source = course / "source" / ASSIGNMENT
+    assignment_id, source_dir, notebooks = bundle.name, bundle.root, bundle.release
+    source = course / "source" / assignment_id
     source.mkdir(parents=True)
-    for name in NOTEBOOKS:
-        shutil.copy2(SOURCE_DIR / name, source / name)
-    nbgrader(course, "generate_assignment", ASSIGNMENT, "--create", "--force")
+    for name in notebooks:
+        shutil.copy2(source_dir / name, source / name)
+    nbgrader(course, assignment_id, "generate_assignment", assignment_id, "--create", "--force")
 
-    submissions = {"reference": source, "stubs": course / "release" / ASSIGNMENT}
+    submissions = {"reference": source, "stubs": course / "release" / assignment_id}
     for student, origin in submissions.items():
-        folder = course / "submitted" / student / ASSIGNMENT
+        folder = course / "submitted" / student / assignment_id
         folder.mkdir(parents=True)
-        for name in NOTEBOOKS:
+        for name in notebooks:
             shutil.copy2(origin / name, folder / name)
         (folder / "timestamp.txt").write_text("2024-01-01 00:00:00.000000 UTC\n", encoding="utf-8")
-    nbgrader(course, "autograde", ASSIGNMENT, "--create", "--force",
+    nbgrader(course, assignment_id, "autograde", assignment_id, "--create", "--force",
              f"--ExecutePreprocessor.timeout={CELL_TIMEOUT}")
 
     import nbformat
     from nbgrader.api import Gradebook
 
-    from grader.assignment.bundle import load_bundle
-    from grader.assignment.config import DEFAULT_ASSIGNMENT
-
-    assignment = load_bundle(DEFAULT_ASSIGNMENT).assignment
+    assignment = bundle.assignment
     points = {f"test_{item.name}": item.points for item in assignment.items}
     written = {question.id: question.points for question in assignment.written}  # a person grades these
     problems = []
-    for name in NOTEBOOKS:  # the hidden tests are back in what nbgrader ran
-        ran = nbformat.read(course / "autograded" / "reference" / ASSIGNMENT / name, as_version=4)
+    for name in notebooks:  # the hidden tests are back in what nbgrader ran
+        ran = nbformat.read(course / "autograded" / "reference" / assignment_id / name, as_version=4)
         graded = [c for c in ran.cells if c.metadata.get("nbgrader", {}).get("grade")
                   and c.metadata["nbgrader"].get("grade_id") not in written]
         hidden = [c for c in graded if "assert_item(" in c.source]
@@ -90,7 +93,7 @@ def roundtrip(course: Path) -> list[str]:
             problems.append(f"{name}: {len(hidden)} of {len(graded)} graded cells call assert_item")
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         for student in submissions:
-            submission = gradebook.find_submission(ASSIGNMENT, student)
+            submission = gradebook.find_submission(assignment_id, student)
             print(f"{student}: {submission.score:g} / {submission.max_score:g}")
             for notebook in submission.notebooks:
                 for grade in notebook.grades:
@@ -121,17 +124,20 @@ def roundtrip(course: Path) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", type=Path, help="build the course here and keep it (must not exist)")
+    parser.add_argument("--assignment", default=DEFAULT_NAME, help="a shipped bundle's name (default: the first)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
+    bundle = load_bundle(shipped_yaml(args.assignment))
     if args.keep:
         args.keep.mkdir(parents=True)
-        problems = roundtrip(args.keep.resolve())
+        problems = roundtrip(args.keep.resolve(), bundle)
     else:
         with tempfile.TemporaryDirectory(prefix="nbgrader-roundtrip-") as tmp:
-            problems = roundtrip(Path(tmp))
+            problems = roundtrip(Path(tmp), bundle)
     for problem in problems:
         print(f"FAIL: {problem}")
-    print(f"nbgrader round trip {'passed' if not problems else 'FAILED'} in {time.perf_counter() - started:.0f} s")
+    verdict = "passed" if not problems else "FAILED"
+    print(f"nbgrader round trip of {bundle.name} {verdict} in {time.perf_counter() - started:.0f} s")
     return 1 if problems else 0
 
 

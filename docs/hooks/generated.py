@@ -7,6 +7,11 @@ part is made from the source of truth, so it cannot drift from it:
 * ``points``: each item's notebook, checks and points, from the bundle's YAML;
 * ``written``: the written answers' ids, points, questions and rubrics, from the same YAML.
 
+``points`` and ``written`` are the first assignment's; ``<!-- generated: points NAME -->`` is
+the shipped bundle ``assignments/NAME/``'s, so that each bundle's contract page has its own
+tables. A bundle that this checkout does not ship yet gets a note in their place, saying so (a
+page may be written before its bundle lands); a bundle that is there but invalid fails the build.
+
 Plain functions from data to Markdown; ``on_page_markdown`` is the one MkDocs calls.
 """
 
@@ -18,10 +23,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, parse_assignment, read_yaml
+from grader.assignment.config import DEFAULT_NAME, Assignment, parse_assignment, read_yaml
+from grader.assignment.shipped import shipped_yaml
 from grader.cli import COMMAND, build_parser
 
-MARKER = re.compile(r"<!-- generated: ([a-z-]+) -->")
+MARKER = re.compile(r"<!-- generated: ([a-z-]+)(?: ([A-Za-z0-9_.-]+))? -->")
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -91,15 +97,28 @@ def written(assignment: Assignment) -> str:
     return "\n".join(rows)
 
 
-def parts() -> dict[str, Callable[[], str]]:
-    """Each marker's name and what makes its part (the YAML read only when a page asks)."""
-    def bundle() -> Assignment:
-        return parse_assignment(read_yaml(DEFAULT_ASSIGNMENT), DEFAULT_ASSIGNMENT)
+def not_shipped(name: str) -> str:
+    """What stands in for a bundle's tables while this checkout does not ship it."""
+    return (f'!!! note "Generated from `assignments/{name}/assignment.yaml`"\n\n'
+            f"    This table is made from the bundle's YAML when the site is built; this checkout does not "
+            f"ship the bundle `{name}` yet.")
+
+
+def parts() -> dict[str, Callable[[str], str]]:
+    """Each marker's name and what makes its part for a bundle's name (its YAML read only when a
+    page asks)."""
+    def from_bundle(make: Callable[[Assignment], str]) -> Callable[[str], str]:
+        def part(name: str) -> str:
+            path = shipped_yaml(name)
+            if not path.parent.is_dir():
+                return not_shipped(name)
+            return make(parse_assignment(read_yaml(path), path))
+        return part
 
     return {
-        "command-line": lambda: command_line(build_parser(COMMAND)),
-        "points": lambda: points(bundle()),
-        "written": lambda: written(bundle()),
+        "command-line": lambda _: command_line(build_parser(COMMAND)),
+        "points": from_bundle(points),
+        "written": from_bundle(written),
     }
 
 
@@ -110,7 +129,7 @@ def fill(markdown: str) -> str:
     def part(found: re.Match[str]) -> str:
         if found.group(1) not in makers:
             raise ValueError(f"unknown generated part {found.group(1)!r} (known: {', '.join(makers)})")
-        return makers[found.group(1)]()
+        return makers[found.group(1)](found.group(2) or DEFAULT_NAME)
 
     return MARKER.sub(part, markdown)
 

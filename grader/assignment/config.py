@@ -13,10 +13,14 @@ from typing import Any
 
 import yaml
 
-# The bundle a command grades without --assignment: the (first) one shipped beside the engine,
-# ``assignments/<name>/assignment.yaml``; the engine itself names no assignment.
-_SHIPPED = Path(__file__).resolve().parents[2] / "assignments"
-DEFAULT_ASSIGNMENT = next(iter(sorted(_SHIPPED.glob("*/assignment.yaml"))), _SHIPPED / "assignment.yaml")
+# The bundles shipped beside the engine: ``assignments/<name>/assignment.yaml`` (every command's
+# --assignment also takes such a name: ``grader.assignment.shipped``).
+SHIPPED_DIR = Path(__file__).resolve().parents[2] / "assignments"
+# The course's first assignment, which a command grades without --assignment. Named, not the first
+# folder found: a bundle added beside it (whatever its name sorts as) must not change what the
+# commands written for the first one do.
+DEFAULT_NAME = "attention"
+DEFAULT_ASSIGNMENT = SHIPPED_DIR / DEFAULT_NAME / "assignment.yaml"
 
 
 class ConfigError(ValueError):

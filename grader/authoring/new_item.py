@@ -30,7 +30,7 @@ from typing import Any
 import yaml
 
 from ..assignment.bundle import load_bundle
-from ..assignment.config import ConfigError, parse_assignment
+from ..assignment.config import DEFAULT_NAME, SHIPPED_DIR, ConfigError, parse_assignment
 from . import templates as tpl
 from .templates import STUB_MARK
 
@@ -72,8 +72,13 @@ def new_item(bundle_path: Path | str, name: str, notebook: str, module: bool = F
         _writable(path)
 
 
+    # The hidden tests of a shipped bundle other than the default name their bundle (assert_item's default).
+    own = bundle.root.parent == SHIPPED_DIR and bundle.root.name != DEFAULT_NAME
+    bundle_argument = f', bundle="{bundle.root.name}"' if own else ""
+
     def fill(text: str) -> str:
-        return tpl.fill(text, name, snake_case(name), bundle.reference_dir.name, notebook)
+        return (tpl.fill(text, name, snake_case(name), bundle.reference_dir.name, notebook)
+                .replace("__BUNDLE__", bundle_argument))
 
     checks = tpl.CHECKS[module]
     points = sum(p for p, _ in checks.values())

@@ -350,5 +350,5 @@ print("__NAME__: visible tests passed")
 HIDDEN_TESTS = """
 ### BEGIN HIDDEN TESTS
 from grader.nbgrader.hidden_tests import assert_item
-assert_item("__NAME__", globals())
+assert_item("__NAME__", globals()__BUNDLE__)
 ### END HIDDEN TESTS"""

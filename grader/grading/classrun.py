@@ -31,7 +31,8 @@ from ..results import RunInfo, SubmissionResult, zero_submission
 from ..sandbox.ladder import Rung, keep_from_same_uid
 from ..sandbox.paths import SCRATCH
 from ..sandbox.spec import Hello
-from ..submissions.load import ClassFolder, discover, student_id
+from ..submissions.load import ClassFolder, ClassFolderError, discover, student_id
+from ..submissions.other_assignment import other_assignment
 from ..summary import Summary, Tally
 from ..written.live import LiveMarks
 from ..written.marks import WrittenError
@@ -238,6 +239,8 @@ def grade_class(
         download = [class_dir if class_dir.is_dir() else class_dir.parent] if lms is not None else []
         download = [p for p in download if p not in (Path("/"), *SCRATCH)]
         found = discover(folder, outline.assignment.name, outline.assignment.notebooks)
+        if (other := other_assignment(found.students, outline.assignment)) is not None:
+            raise ClassFolderError(f"{class_dir}: {other}")
         for skipped in found.skipped:
             log(f"skipped {skipped}")
         if found.note:

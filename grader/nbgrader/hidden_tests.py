@@ -9,6 +9,7 @@ from typing import Any
 
 from ..assignment.bundle import Bundle, load_bundle
 from ..assignment.config import DEFAULT_ASSIGNMENT
+from ..assignment.shipped import resolve_assignment
 from ..grading.score import run_item
 from ..runners.inprocess import InProcessRunner
 
@@ -17,10 +18,11 @@ _BUNDLES: dict[Path, Bundle] = {}
 
 def assert_item(item: str, namespace: dict[str, Any], seed: int = 0, *,
                 bundle: Path | str = DEFAULT_ASSIGNMENT) -> None:
-    """Run ``item``'s hidden checks of ``bundle`` (its folder or YAML) on the functions in
+    """Run ``item``'s hidden checks of ``bundle`` (its folder, its YAML, or a shipped bundle's
+    name: a notebook of any assignment but the first names its own) on the functions in
     ``namespace``; raise ``AssertionError`` naming every failed property (used in nbgrader
     test cells)."""
-    path = Path(bundle).resolve()
+    path = resolve_assignment(bundle).resolve()
     if path not in _BUNDLES:
         _BUNDLES[path] = load_bundle(path)
     loaded = _BUNDLES[path]

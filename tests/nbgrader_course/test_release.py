@@ -15,6 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import yaml
+from bundle_support import BUNDLE_PATH
 
 pytest.importorskip("nbgrader")
 
@@ -22,7 +23,7 @@ from grader.assignment.bundle import load_bundle  # noqa: E402
 from grader.nbgrader.release import release_assignment  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCE_DIR = ROOT / "assignments" / "attention"
+SOURCE_DIR = BUNDLE_PATH.parent
 BUNDLE = load_bundle(SOURCE_DIR)
 NOTEBOOKS = BUNDLE.release
 
@@ -336,7 +337,7 @@ def test_nothing_shipped_imports_the_grader_or_the_reference(released):
 def _release_cli(*args: str) -> int:
     from grader.cli import main
 
-    return main(["release", *args])
+    return main(["release", "--assignment", str(BUNDLE_PATH), *args])
 
 
 def test_release_again_over_the_same_release_changes_nothing(released, capsys):
