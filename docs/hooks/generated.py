@@ -7,6 +7,10 @@ part is made from the source of truth, so it cannot drift from it:
 * ``points``: each item's notebook, checks and points, from the bundle's YAML;
 * ``written``: the written answers' ids, points, questions and rubrics, from the same YAML.
 
+A tutorial page holds ``<!-- output: <bundle>/<name> -->`` where a command's printed output goes:
+docs/tutorial/text/<bundle>/<name>.txt, which docs/tutorial/shoot.py writes from a real run
+(``tox -e screenshots``), put in as a text block at the marker's indentation.
+
 Plain functions from data to Markdown; ``on_page_markdown`` is the one MkDocs calls.
 """
 
@@ -22,7 +26,9 @@ from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, parse_assig
 from grader.cli import COMMAND, build_parser
 
 MARKER = re.compile(r"<!-- generated: ([a-z-]+) -->")
+OUTPUT = re.compile(r"^([ \t]*)<!-- output: ([\w-]+/[\w-]+) -->[ \t]*$", re.M)
 ROOT = Path(__file__).resolve().parents[2]
+TEXTS = ROOT / "docs" / "tutorial" / "text"
 
 
 def number(value: float) -> str:
@@ -103,8 +109,17 @@ def parts() -> dict[str, Callable[[], str]]:
     }
 
 
+def output(name: str, indent: str = "") -> str:
+    """What a tutorial's command printed, ``<bundle>/<name>``, as a text block; a missing one is an error."""
+    path = TEXTS / f"{name}.txt"
+    if not path.is_file():
+        raise ValueError(f"no {path.relative_to(ROOT)}: python docs/tutorial/shoot.py writes it")
+    lines = ["```text", *path.read_text(encoding="utf-8").rstrip("\n").split("\n"), "```"]
+    return "\n".join(indent + line if line else line for line in lines)
+
+
 def fill(markdown: str) -> str:
-    """``markdown`` with every marker replaced by its part; an unknown marker is an error."""
+    """``markdown`` with every marker replaced by its part or output; an unknown one is an error."""
     makers = parts()
 
     def part(found: re.Match[str]) -> str:
@@ -112,6 +127,7 @@ def fill(markdown: str) -> str:
             raise ValueError(f"unknown generated part {found.group(1)!r} (known: {', '.join(makers)})")
         return makers[found.group(1)]()
 
+    markdown = OUTPUT.sub(lambda found: output(found.group(2), found.group(1)), markdown)
     return MARKER.sub(part, markdown)
 
 
