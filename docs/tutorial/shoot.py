@@ -90,13 +90,14 @@ def shoot(page: Path, fragment: str, png: Path, work: Path) -> None:
 
 
 def small(png: Path) -> None:
-    """The picture in at most 128 colours: a page of text and heatmaps loses nothing a reader sees,
-    and the file shrinks to a third."""
-    from PIL import Image
+    """The picture in at most 128 colours (a page of text and heatmaps loses nothing a reader sees,
+    and the file shrinks to a third), with a grey frame that sets it apart from the page around it."""
+    from PIL import Image, ImageDraw
 
     with Image.open(png) as picture:
-        reduced = picture.convert("RGB").quantize(colors=128, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
-    reduced.save(png, optimize=True)
+        framed = picture.convert("RGB")
+    ImageDraw.Draw(framed).rectangle((0, 0, framed.width - 1, framed.height - 1), outline=(170, 170, 170))
+    framed.quantize(colors=128, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(png, optimize=True)
 
 
 def run(work: Path, *argv: str, checked: bool = True) -> str:
@@ -116,13 +117,24 @@ def rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
-def pick(results: dict) -> tuple[str, str]:
+def pick(results: dict) -> tuple[str, list[str]]:
     """Whom the pictures follow: the student whose feedback names the most known mistakes (the
-    first by name among equals), and the first item it names one for ("" when none)."""
+    first by name among equals), and the items it names one for."""
     students = sorted(results["students"], key=lambda s: s["student"])
     mistakes = {s["student"]: [i["name"] for i in s["items"] if i.get("diagnoses")] for s in students}
     shown = max(students, key=lambda s: len(mistakes[s["student"]]))["student"]
-    return shown, (mistakes[shown] or [""])[0]
+    return shown, mistakes[shown]
+
+
+def drawn(html: str, items: list[str]) -> str:
+    """The first of ``items`` whose heatmap on the feedback page shows entries that differ (outlined
+    in red), else the first; "" for none."""
+    def section(item: str) -> str:
+        start = html.find(f'id="item-{item}"')
+        end = html.find('id="item-', start + 1)
+        return html[start:end] if start >= 0 else ""
+
+    return next((item for item in items if "outlined in red" in section(item)), (items or [""])[0])
 
 
 def check_output(work: Path, results: dict, student: str, class_dir: Path) -> str:
@@ -201,7 +213,7 @@ def mark(out: Path, work: Path, said: dict[tuple[str, str], tuple[RubricItem, ..
     exported: dict[str, list[dict[str, str]]] = {}
     for row in rows(out / "written.csv"):
         parts = said.get((row["student"], row["question"]))
-        line = {**{k: v for k, v in row.items() if k != "status"}}
+        line = {key: value for key, value in row.items() if key != "status"}
         if parts and row["status"] == "awaiting":
             line.update(points=f"{sum(part.points for part in parts):g}", rubric=";".join(p.name for p in parts))
         exported.setdefault(row["question"], []).append(line)
@@ -281,12 +293,13 @@ def graded(one: Course, argv: list[str]) -> None:
     write(one.text / "summary.txt", one.grader(*argv))
     out = one.work / "sample-grades"
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    student, item = pick(results)
+    student, items = pick(results)
     write(one.text / "check.txt", check_output(one.work, results, student, one.work / argv[1]))
     write(one.text / "grades.txt", (out / "grades.csv").read_text(encoding="utf-8"))
     feedback = out / results["feedback"][student]
     lines = feedback.read_text(encoding="utf-8").splitlines()
     write(one.text / "feedback-md.txt", "\n".join(lines[:FEEDBACK_LINES] + (["..."] if lines[FEEDBACK_LINES:] else [])))
+    item = drawn(feedback.with_suffix(".html").read_text(encoding="utf-8"), items)
     for page, fragment, name in ((feedback.with_suffix(".html"), "", "feedback"),
                                  (feedback.with_suffix(".html"), f"item-{item}" if item else "", "feedback-mistake"),
                                  (out / "report.html", "", "report"), (out / "report.html", "items", "report-items"),
