@@ -30,6 +30,7 @@ ONCE = (
     "tests/nbgrader_course/",
     "tests/reporters/test_reporters_html.py",
     "tests/render/test_written_page_browser.py",
+    "tests/test_tutorial_shots.py",
     "tests/reporters/test_reporter_integrity_classes.py",
     "tests/test_layout.py",
     "tests/test_readme.py",

@@ -12,6 +12,10 @@ the shipped bundle ``assignments/NAME/``'s, so that each bundle's contract page 
 tables. A bundle that this checkout does not ship yet gets a note in their place, saying so (a
 page may be written before its bundle lands); a bundle that is there but invalid fails the build.
 
+A tutorial page holds ``<!-- output: <bundle>/<name> -->`` where a command's printed output goes:
+docs/tutorial/text/<bundle>/<name>.txt, which docs/tutorial/shoot.py writes from a real run
+(``tox -e screenshots``), put in as a text block at the marker's indentation.
+
 Plain functions from data to Markdown; ``on_page_markdown`` is the one MkDocs calls.
 """
 
@@ -28,7 +32,9 @@ from grader.assignment.shipped import shipped_yaml
 from grader.cli import COMMAND, build_parser
 
 MARKER = re.compile(r"<!-- generated: ([a-z-]+)(?: ([A-Za-z0-9_.-]+))? -->")
+OUTPUT = re.compile(r"^([ \t]*)<!-- output: ([\w-]+/[\w-]+) -->[ \t]*$", re.M)
 ROOT = Path(__file__).resolve().parents[2]
+TEXTS = ROOT / "docs" / "tutorial" / "text"
 
 
 def number(value: float) -> str:
@@ -122,8 +128,17 @@ def parts() -> dict[str, Callable[[str], str]]:
     }
 
 
+def output(name: str, indent: str = "") -> str:
+    """What a tutorial's command printed, ``<bundle>/<name>``, as a text block; a missing one is an error."""
+    path = TEXTS / f"{name}.txt"
+    if not path.is_file():
+        raise ValueError(f"no {path.relative_to(ROOT)}: python docs/tutorial/shoot.py writes it")
+    lines = ["```text", *path.read_text(encoding="utf-8").rstrip("\n").split("\n"), "```"]
+    return "\n".join(indent + line if line else line for line in lines)
+
+
 def fill(markdown: str) -> str:
-    """``markdown`` with every marker replaced by its part; an unknown marker is an error."""
+    """``markdown`` with every marker replaced by its part or output; an unknown one is an error."""
     makers = parts()
 
     def part(found: re.Match[str]) -> str:
@@ -131,6 +146,7 @@ def fill(markdown: str) -> str:
             raise ValueError(f"unknown generated part {found.group(1)!r} (known: {', '.join(makers)})")
         return makers[found.group(1)](found.group(2) or DEFAULT_NAME)
 
+    markdown = OUTPUT.sub(lambda found: output(found.group(2), found.group(1)), markdown)
     return MARKER.sub(part, markdown)
 
 
