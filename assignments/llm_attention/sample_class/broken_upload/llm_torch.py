@@ -1,0 +1,4 @@
+import torch
+
+class GroupedQueryAttention(torch.nn.Module)
+    pass
