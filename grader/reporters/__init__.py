@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..assignment.bundle import Bundle
-from ..results import RunInfo, SubmissionResult
+from ..records.results import RunInfo, SubmissionResult
 
 
 class Stage(Protocol):

@@ -44,10 +44,10 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, parse_assignment, read_yaml
 from grader.frames import MAX_FRAME
 from grader.grading.score import run_item
+from grader.records.results import SubmissionResult
 from grader.render.lms_columns import html_comment
 from grader.reporters.moodle import feedback_lines
 from grader.reporters.prairielearn import results as prairielearn
-from grader.results import SubmissionResult
 from grader.runners.inprocess import InProcessRunner
 from grader.runners.serve import CELL_ERRORS
 from grader.sandbox.ladder import DEGRADED, probe
