@@ -53,9 +53,9 @@ from grader.runners.serve import CELL_ERRORS
 from grader.sandbox.ladder import DEGRADED, probe
 from grader.sandbox.paths import PROJECT_ROOT
 from grader.sandbox.zygote import uid_block
+from grader.submissions.answer_cells import MAX_ANSWER_CHARS
 from grader.submissions.load import Cell, SourceFile
 from grader.wire import ERROR_CHARS
-from grader.written.extract import MAX_ANSWER_CHARS
 
 # The expected grades cover the torch notebook too.
 pytest.importorskip("torch")
