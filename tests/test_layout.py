@@ -125,3 +125,12 @@ def test_no_test_folder_takes_the_name_of_a_dependency():
     assert {"nbgrader", "numpy", "torch"} <= names  # the requirements are read at all
     folders = {path.name.lower() for path in (ROOT / "tests").iterdir() if path.is_dir()}
     assert folders & names == set()
+
+
+def test_no_package_and_module_of_the_engine_share_a_name():
+    """One name for one thing: a module named as a package (``studentcheck/generate.py`` beside
+    ``generate/``) reads, in an import or a traceback, as that other stage."""
+    packages = {path.parent.name for path in ENGINE.rglob("__init__.py")}
+    assert {"checks", "sandbox"} <= packages  # the packages are read at all
+    clashes = [str(path.relative_to(ROOT)) for path in sorted(ENGINE.rglob("*.py")) if path.stem in packages]
+    assert clashes == []

@@ -22,9 +22,9 @@ from ..authoring.new_item import unwritten_references
 from ..grading.classrun import grade, prepare_run
 from ..records.results import ItemResult, SubmissionResult
 from ..submissions.load import discover
-from .diagnosis import DiagnosisCase, judge_correct, judge_mutant
 from .margin import Margin, alternative_margin, mutant_margin
 from .mutants import AutoMutant, auto_mutants
+from .naming import DiagnosisCase, judge_correct, judge_mutant
 
 ALL_ITEMS = "(all)"
 
