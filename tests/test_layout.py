@@ -134,3 +134,11 @@ def test_no_package_and_module_of_the_engine_share_a_name():
     assert {"checks", "sandbox"} <= packages  # the packages are read at all
     clashes = [str(path.relative_to(ROOT)) for path in sorted(ENGINE.rglob("*.py")) if path.stem in packages]
     assert clashes == []
+
+
+def test_no_module_of_the_engine_is_over_400_lines():
+    """A module over ``MAX_MODULE_LINES`` holds more than one stage: split it by stage."""
+    lengths = {str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+               for path in ENGINE.rglob("*.py")}
+    assert lengths["grader/cli.py"] > 100  # the modules are read at all
+    assert sorted(path for path, lines in lengths.items() if lines > MAX_MODULE_LINES) == []
