@@ -142,3 +142,19 @@ def test_no_module_of_the_engine_is_over_400_lines():
                for path in ENGINE.rglob("*.py")}
     assert lengths["grader/cli.py"] > 100  # the modules are read at all
     assert sorted(path for path, lines in lengths.items() if lines > MAX_MODULE_LINES) == []
+
+
+def test_the_architecture_page_draws_every_module_of_the_engine():
+    """docs/operators/architecture.md's tree is drawn from the code as the site is built: every
+    module of the engine, each under its package, on its floor."""
+    hook = runpy.run_path(str(ROOT / "docs" / "hooks" / "generated.py"))
+    page = hook["fill"]((ROOT / "docs" / "operators" / "architecture.md").read_text(encoding="utf-8"))
+    drawn, package = set(), ""
+    for line in page.splitlines():
+        if entry := re.match(r"  (\w+)(/|\.py) ", line):
+            package = entry[1] if entry[2] == "/" else ""
+            drawn.add(f"grader/{entry[1]}/__init__.py" if package else f"grader/{entry[1]}.py")
+        elif entry := re.match(r"    (\w+\.py) ", line):
+            drawn.add(f"grader/{package}/{entry[1]}")
+    modules = {str(path.relative_to(ROOT)) for path in ENGINE.rglob("*.py")}
+    assert sorted(modules - drawn - {"grader/__init__.py", "grader/__main__.py"}) == []
