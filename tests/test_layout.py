@@ -68,6 +68,7 @@ def test_no_arrow_runs_back_up_between_the_engines_packages():
     modules = {module_name(p) for p in paths}
     arrows = [(module_name(p), imported) for p in paths for imported in imports(p, modules)]
     assert ("grader.sandbox.client", "grader.runners.serve") in arrows  # the imports are read at all
+    assert floor["sandbox"] > floor["runners"]  # and the floors
     up = [f"{source} -> {target}" for source, target in arrows
           if package_of(source) in floor and package_of(target) in floor and package_of(source) != package_of(target)
           and floor[package_of(target)] >= floor[package_of(source)]]
