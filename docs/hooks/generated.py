@@ -5,7 +5,9 @@ part is made from the source of truth, so it cannot drift from it:
 
 * ``command-line``: every verb and option, from ``grader.cli.build_parser``;
 * ``points``: each item's notebook, checks and points, from the bundle's YAML;
-* ``written``: the written answers' ids, points, questions and rubrics, from the same YAML.
+* ``written``: the written answers' ids, points, questions and rubrics, from the same YAML;
+* ``engine``: the engine's packages and modules floor by floor, from grader/__init__.py's
+  docstring (the floors) and each module's own (its first sentence).
 
 ``points`` and ``written`` are the first assignment's; ``<!-- generated: points NAME -->`` is
 the shipped bundle ``assignments/NAME/``'s, so that each bundle's contract page has its own
@@ -22,17 +24,22 @@ Plain functions from data to Markdown; ``on_page_markdown`` is the one MkDocs ca
 from __future__ import annotations
 
 import argparse
+import ast
 import re
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import grader
 from grader.assignment.config import DEFAULT_NAME, Assignment, parse_assignment, read_yaml
 from grader.assignment.shipped import shipped_yaml
 from grader.cli import COMMAND, build_parser
 
 MARKER = re.compile(r"<!-- generated: ([a-z-]+)(?: ([A-Za-z0-9_.-]+))? -->")
 OUTPUT = re.compile(r"^([ \t]*)<!-- output: ([\w-]+/[\w-]+) -->[ \t]*$", re.M)
+# A floor of grader/__init__.py's docstring: a package or module, then what it is.
+FLOOR = re.compile(r"^ {4}([a-z_]+) {2,}(\S.*)$", re.M)
 ROOT = Path(__file__).resolve().parents[2]
 TEXTS = ROOT / "docs" / "tutorial" / "text"
 
@@ -91,6 +98,12 @@ def points(assignment: Assignment) -> str:
     return "\n".join(rows)
 
 
+def floors(doc: str) -> list[tuple[str, str]]:
+    """The engine's packages and modules as ``doc`` (grader/__init__.py's docstring) lists them,
+    the top floor first: (name, what it is). Each imports only those below it."""
+    return FLOOR.findall(doc)
+
+
 def written(assignment: Assignment) -> str:
     """A row per written answer: its id, notebook, points, question and rubric."""
     rows = ["| id | notebook | points | question | rubric: what the points are for |",
@@ -101,6 +114,39 @@ def written(assignment: Assignment) -> str:
                     f"| {cell(question.question)} | {rubric} |")
     rows.append(f"| **every answer** | | **{number(assignment.written_points)}** | | |")
     return "\n".join(rows)
+
+
+def first_sentence(path: Path) -> str:
+    """The first sentence of a module's docstring, on one line ("" without one); a long one up
+    to its first colon, where it says what the module is before it says how."""
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    paragraph = " ".join(doc.split("\n\n")[0].split()).replace("``", "")
+    sentence = re.split(r"(?<=\.)\s", paragraph, maxsplit=1)[0]
+    if len(sentence) > 160 and ": " in sentence[20:]:
+        sentence = sentence[:sentence.index(": ", 20)]
+    return sentence.rstrip(":")
+
+
+def engine(doc: str, folder: Path) -> str:
+    """The tree of the engine in ``folder``: each package or module on its floor, as ``doc``
+    (grader/__init__.py's docstring) lists them from the top, and each module of a package with
+    the first sentence of its docstring."""
+    rows = ["grader/"]
+
+    def row(name: str, what: str) -> None:
+        lines = textwrap.wrap(what, 96 - 24) or [""]
+        rows.append(f"{name:<23} {lines[0]}".rstrip())
+        rows.extend(" " * 24 + line for line in lines[1:])
+
+    for name, what in floors(doc):
+        if not (folder / name).is_dir():
+            row(f"  {name}.py", what)
+            continue
+        row(f"  {name}/", what)
+        for module in sorted((folder / name).glob("*.py")):
+            if module.name != "__init__.py":
+                row(f"    {module.name}", first_sentence(module))
+    return "```text\n" + "\n".join(rows) + "\n```"
 
 
 def not_shipped(name: str) -> str:
@@ -125,6 +171,7 @@ def parts() -> dict[str, Callable[[str], str]]:
         "command-line": lambda _: command_line(build_parser(COMMAND)),
         "points": from_bundle(points),
         "written": from_bundle(written),
+        "engine": lambda _: engine(grader.__doc__ or "", ROOT / "grader"),
     }
 
 

@@ -23,12 +23,16 @@ from .. import __version__
 from ..assignment.bundle import Bundle, Outline, load_bundle, read_outline
 from ..assignment.config import DEFAULT_ASSIGNMENT, Assignment
 from ..extras import require_extra
-from ..lms.intake import LmsInfo, class_folder
+from ..lms.intake import class_folder
 from ..outdir import check_out_dir, earlier_formats, locked, staged
+from ..records.answers import Mark
+from ..records.job import Job, Pool, SubmissionFailed
+from ..records.lms_download import LmsInfo
+from ..records.results import RunInfo, SubmissionResult, zero_submission
+from ..records.rung import Rung
 from ..regrade import Previous, read_previous
 from ..reporters import Reporter, Stage, open_reporter, reporter_class, with_core
-from ..results import RunInfo, SubmissionResult, zero_submission
-from ..sandbox.ladder import Rung, keep_from_same_uid
+from ..sandbox.ladder import keep_from_same_uid
 from ..sandbox.paths import SCRATCH
 from ..sandbox.spec import Hello
 from ..submissions.load import ClassFolder, ClassFolderError, discover, student_id
@@ -36,9 +40,7 @@ from ..submissions.other_assignment import other_assignment
 from ..summary import Summary, Tally
 from ..written.live import LiveMarks
 from ..written.marks import WrittenError
-from ..written.model import Mark
 from .host import default_cpus, memory_warning
-from .job import Job, Pool, SubmissionFailed
 from .local import local
 from .writeout import Target, write_out
 
