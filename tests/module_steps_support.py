@@ -9,7 +9,8 @@ import pytest
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.checks.base import CheckFailed, Step, Trial, as_array
+from grader.checks.base import CheckFailed, Trial, as_array
+from grader.checks.calls import Step
 from grader.runners.protocol import Runner
 from grader.wire import StepOutput
 

@@ -12,14 +12,15 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import wire
 from ..assignment.config import Item, Tolerance
 from ..runners.protocol import ItemTimeout
-from ..wire import ForeignArray, Opaque, RaisedError, StepOutput
+from ..wire import ForeignArray, Opaque, RaisedError
+from .calls import MemoryUse, Step, signature, step_argument, step_signature
 from .reference_cache import memoised
 
 if TYPE_CHECKING:
@@ -60,26 +61,6 @@ class ModuleReply:
     submodules: dict[str, str]
     linear: dict[str, tuple[int, int, bool]]  # submodule -> (in_features, out_features, has bias)
     fetched: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class MemoryUse:
-    """How much memory a call took (``Trial.peak_memory``): ``peak``, the bytes its process grew
-    by at its peak over what it held when the call began, or None where it was not measured
-    (``method`` says how it was, or why not); ``budget``, the bytes the check allowed."""
-
-    peak: int | None
-    budget: int
-    method: str
-
-
-class Step(NamedTuple):
-    """One call of ``Trial.module_steps``, ``method(*args, **kwargs)``: plain data, which
-    ``Trial.reference`` can key a result on."""
-
-    method: str
-    args: tuple[Any, ...] = ()
-    kwargs: dict[str, Any] | None = None
 
 
 class Args:
@@ -132,7 +113,7 @@ class Trial:
         name = name or self.item.name
         for args, reply in zip(calls, self._call_each(calls, name), strict=True):
             if isinstance(reply, RaisedError):
-                raise CheckFailed(f"{name}({_signature(args.args, args.kwargs)}) raised {reply.describe()}")
+                raise CheckFailed(f"{name}({signature(args.args, args.kwargs)}) raised {reply.describe()}")
             yield reply
 
     def raised_each(self, calls: Sequence[Args], name: str | None = None) -> list[RaisedError | None]:
@@ -143,7 +124,7 @@ class Trial:
     def _call_each(self, calls: Sequence[Args], name: str) -> list[Any]:
         message = wire.Calls(name, tuple((wire.encode(list(c.args)), wire.encode(c.kwargs)) for c in calls))
         running = f"{name}(...) was running on {len(calls)} inputs" if len(calls) > 1 else \
-            f"{name}({_signature(calls[0].args, calls[0].kwargs)}) was running" if calls else f"{name} was running"
+            f"{name}({signature(calls[0].args, calls[0].kwargs)}) was running" if calls else f"{name} was running"
         replies = self._request(message, name, running)
         if not isinstance(replies, list) or len(replies) != len(calls):
             raise CheckFailed("the sandbox sent a malformed reply")
@@ -161,7 +142,7 @@ class Trial:
             kwargs=wire.encode(kwargs or {}), grad_inputs=tuple(grad_inputs), fetch=tuple(fetch),
             grad_outputs=None if grad_outputs is None else wire.encode(list(grad_outputs)),
         )
-        where = f"{name}({_signature(init, {})})" + (f".{method}(...)" if method else "")
+        where = f"{name}({signature(init, {})})" + (f".{method}(...)" if method else "")
         reply = self._module_reply(message, where)
         try:
             return ModuleReply(
@@ -193,12 +174,12 @@ class Trial:
         cache the previous call returned: ``StepOutput(i, (1,))`` in a step's arguments); each
         step's outputs, as plain data. A step that raises fails the check, naming the step."""
         name = name or self.item.name
-        encoded = tuple(wire.ModuleStep(s.method, [_step_argument(a) for a in s.args],
-                                        {k: _step_argument(v) for k, v in (s.kwargs or {}).items()})
+        encoded = tuple(wire.ModuleStep(s.method, [step_argument(a) for a in s.args],
+                                        {k: step_argument(v) for k, v in (s.kwargs or {}).items()})
                         for s in steps)
         message = wire.ModuleCall(name, wire.encode(list(init)), None, state=wire.encode(state or {}),
                                   steps=encoded)
-        where = f"{name}({_signature(init, {})})"
+        where = f"{name}({signature(init, {})})"
         reply = self._module_reply(message, where)
         outputs, failed = reply.get("steps"), reply.get("failed_step")
         number, error = failed if isinstance(failed, tuple) and len(failed) == 2 else (len(steps), failed)
@@ -207,7 +188,7 @@ class Trial:
             raise CheckFailed(f"{where}: the sandbox sent a malformed reply")
         if error is not None:
             step = steps[number]
-            raise CheckFailed(f"{where}.{step.method}({_step_signature(step)}), call {number + 1} of "
+            raise CheckFailed(f"{where}.{step.method}({step_signature(step)}), call {number + 1} of "
                               f"{len(steps)} on the same module, raised {error.describe()}")
         return outputs
 
@@ -218,7 +199,7 @@ class Trial:
         name = name or self.item.name
         message = wire.ModuleCall(name, wire.encode(list(init)), method, state=wire.encode(state or {}),
                                   args=wire.encode(list(args)))
-        where = f"{name}({_signature(init, {})})" + (f".{method}(...)" if method else "")
+        where = f"{name}({signature(init, {})})" + (f".{method}(...)" if method else "")
         reply = self._request(message, name, f"{where} was running")
         return reply if isinstance(reply, RaisedError) else None
 
@@ -228,7 +209,7 @@ class Trial:
         (a ``RaisedError`` of ``MemoryBudgetExceeded`` past ``budget`` bytes) and a
         ``MemoryUse``. A call that raised anything else raises ``CheckFailed``."""
         name = name or self.item.name
-        where = f"{name}({_signature(args.args, args.kwargs)})"
+        where = f"{name}({signature(args.args, args.kwargs)})"
         message = wire.Calls(name, ((wire.encode(list(args.args)), wire.encode(args.kwargs)),), budget)
         reply = self._exchange(message, name, f"{where} was running")
         values = self._decoded(reply, name)
@@ -413,29 +394,3 @@ def _band(t: Trial, actual: np.ndarray, expected: Any,
     if allowed.shape != ok.shape:
         allowed = np.broadcast_to(allowed, ok.shape)
     return ok, error, allowed
-
-
-def _step_argument(value: Any) -> Any:
-    return value.to_json() if isinstance(value, StepOutput) else wire.encode(value)
-
-
-def _step_signature(step: Step) -> str:
-    """A step's arguments as a student reads them, an earlier step's output named by its call."""
-    def one(value: Any) -> str:
-        if isinstance(value, StepOutput):
-            return f"<what call {value.step + 1} returned" + "".join(f"[{i}]" for i in value.element) + ">"
-        return _signature([value], {})
-
-    return ", ".join([one(a) for a in step.args] + [f"{k}={one(v)}" for k, v in (step.kwargs or {}).items()])
-
-
-def _signature(args: Sequence[Any], kwargs: dict[str, Any]) -> str:
-    def short(v: Any) -> str:
-        if isinstance(v, np.ndarray):
-            return f"<array {v.dtype} shape {tuple(v.shape)}>"
-        if isinstance(v, (list, tuple)) and len(v) > 6:
-            return f"<{type(v).__name__} of {len(v)}>"
-        return repr(v)
-
-    parts = [short(a) for a in args] + [f"{k}={short(v)}" for k, v in kwargs.items()]
-    return ", ".join(parts)

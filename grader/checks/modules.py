@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from ..wire import StepOutput
-from .base import CheckFailed, ModuleReply, Step, Trial, as_array, as_pair, discrepancy, fmt_index
+from .base import CheckFailed, ModuleReply, Trial, as_array, as_pair, discrepancy, fmt_index
+from .calls import Step
 from .expect import expect_close, expect_floating, expect_shape
 
 # ---- the reference, in float64 --------------------------------------------------------------

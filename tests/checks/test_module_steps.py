@@ -13,7 +13,7 @@ pytest.importorskip("torch", reason="torch is not installed in this environment"
 from module_steps_support import SOURCE, check_steps, trial, xs  # noqa: E402
 
 from grader import frames, wire  # noqa: E402
-from grader.checks.base import Step  # noqa: E402
+from grader.checks.calls import Step  # noqa: E402
 from grader.checks.modules import reference_steps  # noqa: E402
 from grader.runners.inprocess import InProcessRunner  # noqa: E402
 from grader.submissions.load import Cell, SourceFile  # noqa: E402

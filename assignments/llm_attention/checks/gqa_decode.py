@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks.base import CheckFailed, Step, Trial, as_array, close_mask
+from grader.checks.base import CheckFailed, Trial, as_array, close_mask
+from grader.checks.calls import Step
 from grader.checks.expect import expect_close, expect_floating, expect_shape
 from grader.checks.modules import f32
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.checks.base import CheckFailed, Step, Trial, close_mask, discrepancy
+from grader.checks.base import CheckFailed, Trial, close_mask, discrepancy
+from grader.checks.calls import Step
 from grader.checks.expect import expect_close, expect_raises, expect_shape
 from grader.checks.inputs import random_mask
 from grader.checks.modules import expect_grad, expect_linears, expect_masked, expect_param_grads, f32, lengths_mask

@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks.base import CheckFailed, ModuleReply, Step, Trial, as_array, as_pair
+from grader.checks.base import CheckFailed, ModuleReply, Trial, as_array, as_pair
+from grader.checks.calls import Step
 from grader.checks.expect import expect_floating, expect_shape
 from grader.checks.modules import linear_state, reference_run, reference_steps
 from grader.wire import StepOutput

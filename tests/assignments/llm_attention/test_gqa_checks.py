@@ -17,7 +17,7 @@ pytest.importorskip("torch", reason="torch is not installed in this environment"
 
 from grader.assignment.bundle import load_bundle  # noqa: E402
 from grader.assignment.catalogue import load_catalogue  # noqa: E402
-from grader.results import ItemResult  # noqa: E402
+from grader.records.results import ItemResult  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 BUNDLE = load_bundle(ROOT / "assignments" / "llm_attention")
