@@ -71,7 +71,8 @@ def test_the_visible_tests_pass_on_the_solution(capsys):
 def test_the_points_and_the_written_answer_are_the_yamls():
     item = BUNDLE.assignment.item("GroupedQueryAttention")
     assert by_id("test_GroupedQueryAttention")["metadata"]["nbgrader"]["points"] == item.points
-    assert "assert_item(\"GroupedQueryAttention\", globals(), bundle=\"llm_attention\")" in source(by_id("test_GroupedQueryAttention"))
+    assert 'assert_item("GroupedQueryAttention", globals(), bundle="llm_attention")' in source(
+        by_id("test_GroupedQueryAttention"))
     written = BUNDLE.assignment.written
     answers = [c for c in CELLS if c["cell_type"] == "markdown" and grade_id(c)]
     assert {grade_id(c): c["metadata"]["nbgrader"]["points"] for c in answers} == \
