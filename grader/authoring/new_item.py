@@ -20,7 +20,6 @@ from __future__ import annotations
 import ast
 import json
 import keyword
-import os
 import re
 import tempfile
 from collections.abc import Callable
@@ -30,6 +29,7 @@ from typing import Any
 import yaml
 
 from ..assignment.bundle import load_bundle
+from ..atomic import write_whole
 from ..assignment.config import ConfigError, parse_assignment
 from . import templates as tpl
 from .templates import STUB_MARK
@@ -219,11 +219,4 @@ def _notebook_with_cells(path: Path, name: str, points: int, module: bool, stub:
 def _write_whole(path: Path, text: str) -> None:
     """Replace ``path`` whole: a reader never sees half of it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_whole(path, text, mode=0o600)  # owner-only, as new-item has always written its files
