@@ -52,7 +52,7 @@ def replace_folder(new: Path, old: Path) -> None:
         return
     # Linux swaps the two folders in one step; elsewhere there is a moment with no folder (the
     # previous one then waits, complete, under a hidden name beside it).
-    swap = getattr(linux.libc, "renameat2", None)
+    swap = getattr(linux.libc(), "renameat2", None)
     if swap is not None and swap(AT_FDCWD, os.fsencode(new), AT_FDCWD, os.fsencode(old), RENAME_EXCHANGE) == 0:
         shutil.rmtree(new, ignore_errors=True)  # now the previous folder
         return

@@ -102,7 +102,7 @@ def main(spec: ChildSpec, sock_fd: int, out_fd: int, zygote_fd: int | None = Non
             with open("/proc/sys/user/max_user_namespaces", "w") as handle:
                 handle.write("0")
         _isolate_filesystem([Path(p) for p in request.hide], [Path(p) for p in request.keep])
-        linux.libc.sethostname(b"sandbox", 7)
+        linux.libc().sethostname(b"sandbox", 7)
     else:
         # Orphaned descendants come back to this process, which ends them between items.
         linux.prctl(PR_SET_CHILD_SUBREAPER, 1)
@@ -167,7 +167,7 @@ def _die_with_zygote(zygote_fd: int | None) -> None:
 
 def _mount(source: str | None, target: str, fstype: str | None, flags: int,
            data: str | None = None) -> None:
-    if linux.libc.mount(source.encode() if source else None, target.encode(),
+    if linux.libc().mount(source.encode() if source else None, target.encode(),
                    fstype.encode() if fstype else None, flags,
                    data.encode() if data else None) != 0:
         raise linux.last_error(f"mount {source} on {target}")
@@ -213,10 +213,10 @@ def _read_only_except(writable: list[Path]) -> None:
     the sandbox writes outlives it (no world-writable folder of the host, e.g. /run/lock)."""
     set_ro = _MountAttr(attr_set=MOUNT_ATTR_RDONLY)
     clear_ro = _MountAttr(attr_clr=MOUNT_ATTR_RDONLY)
-    if linux.libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, b"/", AT_RECURSIVE, ctypes.byref(set_ro),
+    if linux.libc().syscall(SYS_MOUNT_SETATTR, AT_FDCWD, b"/", AT_RECURSIVE, ctypes.byref(set_ro),
                      ctypes.sizeof(set_ro)) == 0:
         for path in writable:
-            if linux.libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, str(path).encode(), 0,
+            if linux.libc().syscall(SYS_MOUNT_SETATTR, AT_FDCWD, str(path).encode(), 0,
                              ctypes.byref(clear_ro), ctypes.sizeof(clear_ro)) != 0:
                 raise linux.last_error(f"mount_setattr {path}")
         return
@@ -267,7 +267,7 @@ def _clear_capabilities() -> None:
     linux.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
     header = _CapHeader(CAPABILITY_VERSION_3, 0)
     data = (_CapData * 2)()
-    if linux.libc.capset(ctypes.byref(header), data) != 0:
+    if linux.libc().capset(ctypes.byref(header), data) != 0:
         raise linux.last_error("capset")
 
 

@@ -66,7 +66,7 @@ def _collapse_into_huge_pages() -> None:
     page-table entries instead of ~44,000, and a sandbox's exit frees as few, which made
     forking and ending a sandbox about three times cheaper here. A sandbox's own writes are
     still copied 4 KiB at a time. Where the kernel refuses, nothing changes."""
-    libc = linux.libc
+    libc = linux.libc()
     libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     with open("/proc/self/maps") as handle:
         regions = [line.split() for line in handle]
