@@ -41,6 +41,7 @@ import yaml
 from . import __version__
 from .assignment.bundle import Bundle, bundle_yaml, read_outline
 from .assignment.config import Assignment, read_yaml
+from .atomic import replaced_whole, write_whole
 from .stop import ending, stopped_by_signals
 from .submissions.files import copy_submitted
 from .summary import fmt_points
@@ -168,19 +169,14 @@ def build_zip(bundle: Bundle, out: Path) -> list[str]:
     if clash:
         raise ValueError(f"gradescope: the bundle's files {', '.join(clash)} would overwrite the autograder's")
     out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
-    try:
-        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
-            for name, text in texts.items():
-                info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
-                info.external_attr = (0o755 if name in _SCRIPTS else 0o644) << 16
-                info.compress_type = zipfile.ZIP_DEFLATED
-                archive.writestr(info, text)
-            for name, path in sorted(files.items()):
-                archive.write(path, name)
-        os.replace(partial, out)
-    finally:
-        partial.unlink(missing_ok=True)
+    with replaced_whole(out) as handle, zipfile.ZipFile(handle, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, text in texts.items():
+            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+            info.external_attr = (0o755 if name in _SCRIPTS else 0o644) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, text)
+        for name, path in sorted(files.items()):
+            archive.write(path, name)
     return [*texts, *sorted(files)]
 
 
@@ -219,9 +215,7 @@ def run_autograder(root: Path) -> int:
             print(line)
         data = json.loads((out / "gradescope" / f"{STUDENT}.json").read_text(encoding="utf-8"))
     assignment = read_outline(root / "source" / "assignment").assignment
-    partial = results / ".results.json.partial"
-    partial.write_text(json.dumps(leave_written_to_gradescope(data, assignment)) + "\n", encoding="utf-8")
-    os.replace(partial, results / "results.json")
+    write_whole(results / "results.json", json.dumps(leave_written_to_gradescope(data, assignment)) + "\n")
     return 0
 
 

@@ -8,13 +8,24 @@ host; only the calls are Linux's.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import signal
 
-libc = ctypes.CDLL(None, use_errno=True)
-# The same library, called with the GIL held: no other thread may run between the
-# interpreter's before-fork and after-fork hooks around ``clone``, as around ``os.fork``.
-_libc_holding_gil = ctypes.PyDLL(None, use_errno=True)
+
+@functools.cache
+def libc() -> ctypes.CDLL:
+    """libc, loaded once, when first called: check.py, which inlines ``prctl``, is also run
+    where there is no libc to load (Windows)."""
+    return ctypes.CDLL(None, use_errno=True)
+
+
+@functools.cache
+def _libc_holding_gil() -> ctypes.PyDLL:
+    """The same library, called with the GIL held: no other thread may run between the
+    interpreter's before-fork and after-fork hooks around ``clone``, as around ``os.fork``."""
+    return ctypes.PyDLL(None, use_errno=True, handle=libc()._handle)
+
 
 # prctl(2) options
 PR_SET_PDEATHSIG = 1
@@ -66,7 +77,7 @@ SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF =
 
 def prctl(option: int, arg2: object = 0, arg3: object = 0, arg4: object = 0, arg5: object = 0) -> int:
     """``prctl(2)``: 0 on success, -1 with ``ctypes.get_errno()`` set."""
-    return int(libc.prctl(option, arg2, arg3, arg4, arg5))
+    return int(libc().prctl(option, arg2, arg3, arg4, arg5))
 
 
 def last_error(what: str) -> OSError:
@@ -82,7 +93,7 @@ def fork_into_namespaces(flags: int) -> int:
         raise OSError("clone with namespaces is not supported on this architecture")
     api = ctypes.pythonapi
     api.PyOS_BeforeFork()
-    pid = _libc_holding_gil.syscall(ctypes.c_long(SYS_CLONE), ctypes.c_ulong(flags | signal.SIGCHLD),
+    pid = _libc_holding_gil().syscall(ctypes.c_long(SYS_CLONE), ctypes.c_ulong(flags | signal.SIGCHLD),
                                     ctypes.c_void_p(0), ctypes.c_void_p(0), ctypes.c_void_p(0), ctypes.c_ulong(0))
     if pid == 0:
         api.PyOS_AfterFork_Child()

@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from . import __version__, linux
-from .linux import AT_FDCWD, RENAME_EXCHANGE
+from . import __version__
+from .atomic import partial_prefix, replace_folder
 
 # Written by every run, whatever its formats: the folder is a grading run's output.
 RECORD = ".grader-run.json"
@@ -125,10 +125,6 @@ def _holder() -> str:
     return f"pid {os.getpid()} on {socket.gethostname()}, started {started}{command}"
 
 
-def _staging_prefix(out_dir: Path) -> str:
-    return f".{out_dir.name}.partial-"
-
-
 @contextlib.contextmanager
 def staged(out_dir: Path, formats: Sequence[str] = ()) -> Iterator[Path]:
     """A fresh folder beside ``out_dir`` to write the run into, with the run's ``RECORD``
@@ -138,7 +134,7 @@ def staged(out_dir: Path, formats: Sequence[str] = ()) -> Iterator[Path]:
     check_out_dir(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     _remove_abandoned(out_dir)
-    staging = out_dir.parent / f"{_staging_prefix(out_dir)}{os.getpid()}"
+    staging = out_dir.parent / f"{partial_prefix(out_dir)}{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     # Closed to other users while the run writes it (the results are a secret the sandboxes
     # must not read, and without namespaces or Landlock a root grader's sandboxes are kept out
@@ -158,7 +154,7 @@ def staged(out_dir: Path, formats: Sequence[str] = ()) -> Iterator[Path]:
             raise
         if staging.exists():
             _open_up(staging)
-            _replace(staging, out_dir)
+            replace_folder(staging, out_dir)
     finally:
         os.close(lock)
 
@@ -197,25 +193,9 @@ def _open_up(staging: Path) -> None:
     staging.chmod(0o777 & ~umask)
 
 
-def _replace(new: Path, old: Path) -> None:
-    if not old.exists():
-        os.rename(new, old)
-        return
-    # Linux swaps the two folders in one step; elsewhere there is a moment with no OUT (the
-    # previous results then wait, complete, in the hidden folder).
-    swap = getattr(linux.libc, "renameat2", None)
-    if swap is not None and swap(AT_FDCWD, os.fsencode(new), AT_FDCWD, os.fsencode(old), RENAME_EXCHANGE) == 0:
-        shutil.rmtree(new, ignore_errors=True)  # now the previous run's output
-        return
-    previous = old.parent / f"{_staging_prefix(old)}previous-{os.getpid()}"
-    os.rename(old, previous)
-    os.rename(new, old)
-    shutil.rmtree(previous, ignore_errors=True)
-
-
 def _remove_abandoned(out_dir: Path) -> None:
     """Staging folders of runs that were killed: no live run holds their lock."""
-    for path in out_dir.parent.glob(f"{_staging_prefix(out_dir)}*"):
+    for path in out_dir.parent.glob(f"{partial_prefix(out_dir)}*"):
         if not _held(path):
             shutil.rmtree(path, ignore_errors=True)
 

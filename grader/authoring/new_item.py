@@ -1,5 +1,5 @@
 """``new_item``: add to a bundle everything one new item needs, each piece a working minimum
-that the author edits (``templates`` holds them):
+that the author edits (``pieces`` reads them from ``templates/``):
 
 * the YAML: the item in its notebook's list and its checks with their points (validated as
   the engine loads it, before anything is written);
@@ -18,21 +18,19 @@ are then written each one whole (a temporary file renamed over it).
 from __future__ import annotations
 
 import ast
-import json
 import keyword
-import os
 import re
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import nbformat
 import yaml
 
 from ..assignment.bundle import load_bundle
 from ..assignment.config import DEFAULT_NAME, SHIPPED_DIR, ConfigError, parse_assignment
-from . import templates as tpl
-from .templates import STUB_MARK
+from ..atomic import write_whole
+from .pieces import CHECKS, STUB_MARK, Item, template
 
 
 def snake_case(name: str) -> str:
@@ -74,24 +72,20 @@ def new_item(bundle_path: Path | str, name: str, notebook: str, module: bool = F
 
     # The hidden tests of a shipped bundle other than the default name their bundle (assert_item's default).
     own = bundle.root.parent == SHIPPED_DIR and bundle.root.name != DEFAULT_NAME
-    bundle_argument = f', bundle="{bundle.root.name}"' if own else ""
-
-    def fill(text: str) -> str:
-        return (tpl.fill(text, name, snake_case(name), bundle.reference_dir.name, notebook)
-                .replace("__BUNDLE__", bundle_argument))
-
-    checks = tpl.CHECKS[module]
-    points = sum(p for p, _ in checks.values())
-    stub = fill(tpl.REFERENCE[module])
+    checks = CHECKS[module]
+    item = Item(name, snake_case(name), bundle.reference_dir.name, notebook, sum(p for p, _ in checks.values()),
+                bundle.root.name if own else None)
+    needs, stub = template("reference", module)
+    stub = item.fill(stub)
     contents = {
         yaml_path: _yaml_with_item(yaml_path, name, notebook, checks),
         checks_dir / "__init__.py": _init_importing((checks_dir / "__init__.py").read_text(encoding="utf-8"),
                                                      snake_case(name)),
-        checks_path: fill(tpl.CHECKS_MODULE[module]),
-        reference_path: _with_import(reference, *tpl.REFERENCE_IMPORTS[module]).rstrip("\n") + "\n" + stub,
-        notebook_path: _notebook_with_cells(notebook_path, name, points, module, stub, fill),
-        mutant: fill(tpl.MUTANT[module]),
-        alternative: fill(tpl.ALTERNATIVE[module]),
+        checks_path: item.fill(template("checks", module)[1]),
+        reference_path: _with_import(reference, needs.rstrip("\n")).rstrip("\n") + "\n" + stub,
+        notebook_path: _notebook_with_cells(notebook_path, item, module, stub),
+        mutant: item.fill(template("mistake", module)[1]),
+        alternative: item.fill(template("alternative", module)[1]),
     }
     for path, text in contents.items():
         _write_whole(path, text)
@@ -136,30 +130,58 @@ def _writable(path: Path) -> None:
 
 def _yaml_with_item(path: Path, name: str, notebook: str, checks: dict[str, tuple[int, bool]]) -> str:
     """The YAML's text with ``name`` added to its notebook's list and to ``items:`` (its
-    comments kept), validated as the engine would load it."""
-    text = path.read_text(encoding="utf-8")
-    lines = text.splitlines(keepends=True)
-    listed = re.compile(rf"^(\s+){re.escape(notebook)}:\s*$")
-    start = next((i for i, line in enumerate(lines) if listed.match(line)), None)
-    flow = None if start is None else next(
-        (i for i in range(start + 1, len(lines)) if re.match(r"^\s+items:\s*\[", lines[i])), None)
-    if flow is None:
+    comments kept), validated as the engine would load it. Text is only inserted, where the
+    YAML's own parser places the list's end and the file's; the result must load as the old
+    data plus the new entries, or nothing is written."""
+    old = path.read_text(encoding="utf-8")
+    try:
+        listed = _notebook_items(yaml.compose(old), notebook)
+    except yaml.YAMLError as exc:
+        raise ValueError(f"new-item: {path} is not valid YAML ({' '.join(str(exc).split())})") from None
+    if listed is None:
         raise ValueError(f"new-item: {path}: notebooks.{notebook}.items is not a [list, ...] new-item can extend; "
                          "write it so")
-    close = next(i for i in range(flow, len(lines)) if "]" in lines[i])
-    lines[close] = lines[close].replace("]", f", {name}]", 1)
+    end = listed.end_mark.index - 1  # the closing bracket
+    text = old[:end] + (f", {name}" if listed.value else name) + old[end:]
     entry = [f"  {name}:\n", "    checks:\n"] + [
         f"      {check}: " + (f"{{points: {points}, public: true}}" if public else f"{points}") + "\n"
         for check, (points, public) in checks.items()]
-    new = "".join(lines).rstrip("\n") + "\n" + "".join(entry)
-    raw = yaml.safe_load(new)
+    new = text.rstrip("\n") + "\n" + "".join(entry)
+    try:
+        raw = yaml.safe_load(new)
+    except yaml.YAMLError:
+        raw = None
     if not isinstance(raw, dict) or name not in (raw.get("items") or {}):
-        raise ValueError(f"new-item: {path}: items: must be the YAML's last section for new-item to add to it")
+        raise ValueError(f"new-item: {path}: items: must be the YAML's last section, its entries indented by two "
+                         "spaces, for new-item to add to it")
+    if raw != _with_entries(yaml.safe_load(old), name, notebook, checks):
+        raise ValueError(f"new-item: {path}: adding {name} would change more than the new entries (is items: "
+                         "the last section, indented by two spaces?); add it by hand")
     try:
         parse_assignment(raw, path)
     except ConfigError as exc:
         raise ValueError(f"new-item: the YAML it would write is not valid: {exc}") from None
     return new
+
+
+def _with_entries(raw: Any, name: str, notebook: str, checks: dict[str, tuple[int, bool]]) -> Any:
+    """The YAML's data ``raw`` with the new item's entries (None where it has no place for them)."""
+    try:
+        raw["notebooks"][notebook]["items"].append(name)
+        raw["items"][name] = {"checks": {check: {"points": points, "public": True} if public else points
+                                         for check, (points, public) in checks.items()}}
+    except (KeyError, TypeError, AttributeError):
+        return None
+    return raw
+
+
+def _notebook_items(root: yaml.Node | None, notebook: str) -> yaml.SequenceNode | None:
+    """The node of ``notebooks.<notebook>.items`` when it is a [flow, list]."""
+    for key in ("notebooks", notebook, "items"):
+        if not isinstance(root, yaml.MappingNode):
+            return None
+        root = next((value for k, value in root.value if isinstance(k, yaml.ScalarNode) and k.value == key), None)
+    return root if isinstance(root, yaml.SequenceNode) and root.flow_style else None
 
 
 def _init_importing(text: str, module_name: str) -> str:
@@ -175,9 +197,9 @@ def _init_importing(text: str, module_name: str) -> str:
     return text[:block.start()] + f"{head}\n{body})" + text[block.end():]
 
 
-def _with_import(source: str, line: str, pattern: str) -> str:
-    """``source`` with ``line`` after its last top-level import, unless it is there."""
-    if re.search(pattern, source, re.M):
+def _with_import(source: str, line: str) -> str:
+    """``source`` with the import ``line`` after its last top-level import, unless it is there."""
+    if line in source.splitlines():
         return source
     tree = ast.parse(source)
     last = max((n.end_lineno or n.lineno for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))), default=0)
@@ -199,36 +221,31 @@ def _solution(stub: str) -> str:
     return "\n".join(lines)
 
 
-def _notebook_with_cells(path: Path, name: str, points: int, module: bool, stub: str,
-                         fill: Callable[[str], str]) -> str:
-    nb = json.loads(path.read_text(encoding="utf-8"))
+def _notebook_with_cells(path: Path, item: Item, module: bool, stub: str) -> str:
+    nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+    name = item.name
 
-    def cell(kind: str, source: str, suffix: str, meta: dict[str, Any] | None = None) -> dict[str, Any]:
-        out: dict[str, Any] = {"cell_type": kind, "id": f"{snake_case(name)}-{suffix}".replace("_", "-"),
-                               "metadata": {"nbgrader": {"schema_version": 3, **meta}} if meta else {},
-                               "source": source.splitlines(keepends=True)}
-        if kind == "code":
-            out.update(execution_count=None, outputs=[])
-        return out
+    def cell_id(suffix: str) -> str:
+        return f"{item.snake}-{suffix}".replace("_", "-")
 
-    nb["cells"] += [
-        cell("markdown", fill(tpl.INTRO[module]).replace("__POINTS__", str(points)), "intro"),
-        cell("code", _solution(stub), "solution",
-             {"grade": False, "grade_id": f"{name}_solution", "locked": False, "solution": True}),
-        cell("code", fill(tpl.TEST_CELL[module] + tpl.HIDDEN_TESTS), "test",
-             {"grade": True, "grade_id": f"test_{name}", "locked": True, "points": points, "solution": False}),
+    def graded(**fields: object) -> dict[str, Any]:
+        return {"nbgrader": {"schema_version": 3, **fields}}
+
+    hidden = template("hidden_tests_call")[1].removesuffix("\n")
+    if item.bundle is not None:
+        hidden = hidden.replace("globals())", f'globals(), bundle="{item.bundle}")')
+    test = template("visible_tests", module)[1] + "\n" + hidden
+    nb.cells += [
+        nbformat.v4.new_markdown_cell(item.fill(template("intro", module)[1]).removesuffix("\n"), id=cell_id("intro")),
+        nbformat.v4.new_code_cell(_solution(stub), id=cell_id("solution"), metadata=graded(
+            grade=False, grade_id=f"{name}_solution", locked=False, solution=True)),
+        nbformat.v4.new_code_cell(item.fill(test), id=cell_id("test"), metadata=graded(
+            grade=True, grade_id=f"test_{name}", locked=True, points=item.points, solution=False)),
     ]
-    return json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+    return nbformat.writes(nb) + "\n"
 
 
 def _write_whole(path: Path, text: str) -> None:
     """Replace ``path`` whole: a reader never sees half of it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_whole(path, text, mode=0o600)  # owner-only, as new-item has always written its files

@@ -8,7 +8,6 @@ follows from the bundle (the tests compute it; none is written down).
 
 from __future__ import annotations
 
-import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ import yaml
 from ..assignment.bundle import Bundle, load_bundle
 from ..assignment.catalogue import Entry, load_catalogue
 from ..assignment.config import DEFAULT_ASSIGNMENT, ConfigError
+from ..atomic import replace_folder
 
 SPEC = "sample_students.yaml"
 
@@ -88,9 +88,7 @@ def write_student(student: SampleStudent, class_dir: Path, bundle: Bundle) -> Pa
             out = folder / original.relative_to(base)
             out.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(nb, out)
-        if target.exists():
-            shutil.rmtree(target)
-        folder.rename(target)
+        replace_folder(folder, target)
     return target
 
 

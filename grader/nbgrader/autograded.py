@@ -17,12 +17,12 @@ what nbformat's validation spends on whatever structure was sent. Each file is w
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..atomic import write_whole
 from ..records.results import ItemResult
 from ..submissions.files import Refused, read_submitted
 from ..wire import ERROR_CHARS
@@ -177,9 +177,7 @@ def write_autograded(course: Course, student: str, notebooks: list[AutogradedNot
     except Refused:
         (folder / TIMESTAMP).unlink(missing_ok=True)
     for name, data in files.items():
-        partial = folder / f".{name}.partial-{os.getpid()}"
-        partial.write_bytes(data)
-        os.replace(partial, folder / name)
+        write_whole(folder / name, data)
     for name in names:
         if f"{name}.ipynb" not in files:
             (folder / f"{name}.ipynb").unlink(missing_ok=True)

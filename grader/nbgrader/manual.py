@@ -13,12 +13,12 @@ answer formgrader showed.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..assignment.config import Assignment
+from ..atomic import write_whole
 from ..records.answers import Mark, answer_digest
 from ..written.marks import read_marks
 from .course import Course
@@ -60,9 +60,7 @@ def write_state(course: Course, state: dict[tuple[str, str], Seen]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     rows = [{"student": student, "question": question, **asdict(seen)}
             for (student, question), seen in sorted(state.items())]
-    partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
-    partial.write_text(json.dumps({"answers": rows}, indent=1) + "\n", encoding="utf-8")
-    os.replace(partial, path)
+    write_whole(path, json.dumps({"answers": rows}, indent=1) + "\n")
 
 
 def graded_digest(before: Seen | None, manual: float | None, flagged: bool, current: str | None) -> str | None:

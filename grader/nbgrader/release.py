@@ -9,12 +9,12 @@ course directory so that the repository never holds nbgrader state.
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from pathlib import Path
 
 from ..assignment.bundle import Bundle
+from ..atomic import write_whole
 from ..studentcheck.build import FILE_NAME as CHECK_PY
 from ..studentcheck.build import build_check_py
 from .course import interpreter_bin_on_path
@@ -103,9 +103,7 @@ def _write_release(out_dir: Path, contents: dict[str, bytes], force: bool) -> No
                          "(a student's work?) and would be replaced: move them away, or pass --force")
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, data in contents.items():
-        partial = out_dir / f".{name}.partial"
-        partial.write_bytes(data)
-        os.replace(partial, out_dir / name)
+        write_whole(out_dir / name, data)
 
 
 def _holds(path: Path, data: bytes) -> bool:

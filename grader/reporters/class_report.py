@@ -25,7 +25,7 @@ from ..records.results import RunInfo, SubmissionResult
 from ..regrade import read_regrade
 from ..render.feedback_text import not_attempted
 from ..render.html import esc, page, who
-from ..render.mistakes import Diagnosed, diagnosed, mistakes_section
+from ..render.mistakes import Diagnosed, diagnosed, failures_table, mistakes_section
 from ..render.per_student import student_file
 from ..render.words import counted
 from ..summary import GRADE_IN_FOLDER, file_problems, fmt_points
@@ -191,19 +191,12 @@ def _messages(rows: list[_Row]) -> list[str]:
             key = (item, message_pattern(message))
             groups[key].setdefault(r.student, message)
             checks[key].add(check)
-    ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:MESSAGES]
     out.append('<h2 id="messages">Most common failures</h2>')
-    if not ranked:
+    if not groups:
         return [*out, "<p>No check failed.</p>"]
     out.append("<p>Messages that differ only in their numbers and shapes are counted together (one of them "
                "is shown, with the checks that gave them), once per student.</p>")
-    out += ["<table>", '<tr><th class="num">students</th><th>item: message</th><th>checks</th><th>who</th></tr>']
-    for key, students in ranked:
-        names = sorted(students)
-        where = ", ".join(f"<code>{esc(c)}</code>" for c in sorted(checks[key]))
-        out.append(f'<tr><td class="num">{len(names)}</td><td><code>{esc(key[0])}</code>: '
-                   f"{esc(students[names[0]])}</td><td>{where}</td><td>{who(names)}</td></tr>")
-    return [*out, "</table>"]
+    return out + failures_table(groups, checks, ("message", "checks"), MESSAGES)
 
 
 def _times(rows: list[_Row]) -> list[str]:

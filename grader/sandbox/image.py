@@ -34,17 +34,9 @@ import traceback
 from collections.abc import Callable
 
 from ..records.rung import Rung
-from .spec import FOR_STUDENTS, Hello
-from .zygote import (
-    CHILD,
-    _collapse_into_huge_pages,
-    _reply,
-    ignore_interrupts,
-    refusal,
-    serve,
-    uid_block,
-    warm_up,
-)
+from .spec import FOR_STUDENTS
+from .warm import CHILD, collapse_into_huge_pages, ignore_interrupts, warm_up
+from .zygote import refusal, start, uid_block
 
 # Under memory pressure the kernel's OOM killer ends the process of highest score (its memory
 # plus this adjustment), so the order is what each loss costs: a sandbox (1000, set by itself)
@@ -112,10 +104,11 @@ class _Image:
         refusal is said to each worker instead."""
         while self.waiting:
             control = self.waiting.pop(0)
-            if refused is not None or rung is None:
-                _reply(control, Hello(rung, uid_block(os.getpid())[0], refused).to_json())
+            zygote = functools.partial(start, control, rung, refused, collapse=False)
+            if refused is None and rung is not None:
+                self._fork(keep={control.fileno()}, run=zygote)
             else:
-                self._fork(keep={control.fileno()}, run=functools.partial(_serve_zygote, control, rung))
+                zygote()  # says the refusal from here: no zygote to fork
             del self.held[control.fileno()]
             control.close()
 
@@ -155,11 +148,6 @@ class _Image:
                 self.children.discard(pid)
 
 
-def _serve_zygote(control: socket.socket, rung: Rung) -> int:
-    serve(control, rung, collapse=False)
-    return 0
-
-
 def main(control_fd: int, entry: str, collapse: bool, warm: list[str], for_students: list[str]) -> None:
     """Serve the run's requests on ``control_fd`` (see the module's docstring). ``collapse``:
     back the warm heap with huge pages before anything is forked (a run of more than one
@@ -173,12 +161,12 @@ def main(control_fd: int, entry: str, collapse: bool, warm: list[str], for_stude
         warm_up(warm)
         if collapse:
             # Before the first fork: pages shared with a child already forked cannot be collapsed.
-            _collapse_into_huge_pages()
+            collapse_into_huge_pages()
     open_ = image.take(block=False)  # the workers start now: their own start overlaps the rest
     if usable:
         warm_up([*for_students, CHILD])
         if collapse:  # what those imports added, which no worker shares
-            _collapse_into_huge_pages()
+            collapse_into_huge_pages()
     image.fork_zygotes(rung, refused)
     while open_:
         open_ = image.take(block=True)

@@ -122,7 +122,7 @@ def _can_unshare(flags: int) -> bool:
     if pid == 0:
         ok = False
         try:
-            libc = linux.libc
+            libc = linux.libc()
             # A process that is not dumpable (keep_from_same_uid) cannot write its own maps.
             linux.prctl(linux.PR_SET_DUMPABLE, 1)
             if libc.unshare(flags) == 0:

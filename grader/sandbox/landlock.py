@@ -46,7 +46,7 @@ def abi() -> int:
     """The kernel's Landlock ABI version; 0 without Landlock (or off Linux)."""
     if not os.uname().sysname == "Linux":
         return 0
-    version = linux.libc.syscall(SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0),
+    version = linux.libc().syscall(SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0),
                                  ctypes.c_uint32(_CREATE_RULESET_VERSION))
     return max(int(version), 0)
 
@@ -87,7 +87,7 @@ def ruleset(allowed: list[Path]) -> int:
     attr = _RulesetAttr(_FS_RIGHTS[min(version, 3)], _NET_TCP if version >= 4 else 0,
                         _SCOPES if version >= 6 else 0)
     size = 8 if version < 4 else 16 if version < 6 else 24
-    fd = linux.libc.syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
+    fd = linux.libc().syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
                             ctypes.c_uint32(0))
     if fd < 0:
         raise linux.last_error("landlock_create_ruleset")
@@ -99,7 +99,7 @@ def ruleset(allowed: list[Path]) -> int:
                 continue  # gone meanwhile: nothing to allow
             try:
                 rule = _PathBeneath(_READ if os.path.isdir(path) else _FILE_RIGHTS, target)
-                if linux.libc.syscall(SYS_LANDLOCK_ADD_RULE, fd, _RULE_PATH_BENEATH, ctypes.byref(rule),
+                if linux.libc().syscall(SYS_LANDLOCK_ADD_RULE, fd, _RULE_PATH_BENEATH, ctypes.byref(rule),
                                       ctypes.c_uint32(0)) != 0:
                     raise linux.last_error(f"landlock_add_rule {path}")
             finally:
@@ -114,7 +114,7 @@ def enforce(fd: int) -> None:
     """This process and every process it starts are bound by the ruleset from now on
     (needs ``no_new_privs``); closes it."""
     try:
-        if linux.libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, fd, ctypes.c_uint32(0)) != 0:
+        if linux.libc().syscall(SYS_LANDLOCK_RESTRICT_SELF, fd, ctypes.c_uint32(0)) != 0:
             raise linux.last_error("landlock_restrict_self")
     finally:
         os.close(fd)

@@ -10,30 +10,23 @@ process whose torch thread pool is running can hang the child.
 
 from __future__ import annotations
 
-import ctypes
-import errno
-import gc
-import importlib
 import json
 import os
 import shutil
-import signal
 import socket
 import sys
 import tempfile
-import time
 import traceback
-from pathlib import Path
 from typing import Any
 
 from .. import linux
-from ..linux import CLONE_NEWUSER, MADV_COLLAPSE, PR_SET_CHILD_SUBREAPER
+from ..linux import CLONE_NEWUSER, PR_SET_CHILD_SUBREAPER
 from ..records.rung import Rung
-from ..stop import INTERRUPTS, STOPS
-from ..threads import pin_torch
 from . import cpushare, guard
 from .ladder import NAMESPACES, imports_refused, keep_from_same_uid, probe
 from .spec import FOR_STUDENTS, ChildSpec, Hello, SandboxRequest
+from .sweep import Sweeper, kill_sandbox, tasks_of_uid
+from .warm import CHILD, collapse_into_huge_pages, ignore_interrupts, import_path, restore_interrupts, warm_up
 
 # Under root, each sandbox runs as a uid of its own, from its zygote's block of UIDS_PER_ZYGOTE
 # starting at SANDBOX_UID_BASE + UIDS_PER_ZYGOTE × the zygote's pid: above every uid that
@@ -50,40 +43,6 @@ def uid_block(zygote_pid: int) -> range:
     return range(first, first + UIDS_PER_ZYGOTE)
 
 
-def _import_path() -> list[Path]:
-    """The folders students' imports search: this interpreter's path but the grader's own
-    checkout, which sandboxes must not see."""
-    project = Path(__file__).resolve().parents[2]
-    folders = [Path(p).resolve() for p in sys.path if p and Path(p).is_dir()]
-    return [f for f in dict.fromkeys(folders) if f != project]
-
-
-HUGE_PAGE = 2 << 20
-
-
-def _collapse_into_huge_pages() -> None:
-    """Back the warm heap (~170 MB after importing torch) with 2 MiB pages where the kernel
-    can (Linux 6.1+, transparent huge pages not disabled): a fork then copies a few hundred
-    page-table entries instead of ~44,000, and a sandbox's exit frees as few, which made
-    forking and ending a sandbox about three times cheaper here. A sandbox's own writes are
-    still copied 4 KiB at a time. Where the kernel refuses, nothing changes."""
-    libc = linux.libc
-    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    with open("/proc/self/maps") as handle:
-        regions = [line.split() for line in handle]
-    for fields in regions:
-        name = fields[5] if len(fields) > 5 else ""
-        if not fields[1].startswith("rw") or name not in ("", "[heap]"):
-            continue  # files and stacks stay as they are
-        start, end = (int(x, 16) for x in fields[0].split("-"))
-        first, last = -(-start // HUGE_PAGE) * HUGE_PAGE, end // HUGE_PAGE * HUGE_PAGE
-        if last > first:
-            libc.madvise(first, last - first, MADV_COLLAPSE)
-
-
-CHILD = f"{__package__}.child"  # what a sandbox runs: imported with the warm modules, after the probe
-
-
 def refusal(uid: int) -> tuple[Rung | None, str | None]:
     """The rung this host gives, and why sandboxes cannot be forked here (None where they
     can): a forced rung the host lacks, or an import path ``uid`` could not read. Checked
@@ -94,46 +53,7 @@ def refusal(uid: int) -> tuple[Rung | None, str | None]:
         return None, str(exc)
     if rung.without_namespaces:
         keep_from_same_uid()  # and the sandboxes forked from here: from each other
-    return rung, imports_refused(rung, uid, _import_path())
-
-
-def warm_up(modules: list[str]) -> None:
-    """Import ``modules`` (the bundle's warm lists), then put them out of the collector's
-    reach: a forked process's collections (a worker's, a sandbox's) would otherwise walk every
-    imported object and so copy its page; a worker's own imports took 80 ms instead of 6. One
-    that is not installed is skipped: the items that need it fail with an ImportError (a
-    NumPy-only install without torch, say)."""
-    for name in modules:
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            continue
-    pin_torch()  # one thread: forking while torch's pool runs can hang the child
-    matplotlib = sys.modules.get("matplotlib")
-    if matplotlib is not None:
-        matplotlib.use("Agg")
-    gc.freeze()
-
-
-def ignore_interrupts() -> None:
-    """Ctrl-C at the terminal, and a scheduler's stop sent to the whole process group
-    (``grader.stop``), are the main process's to answer: it ends the workers, and their end
-    closes the control sockets (a process that died of the signal here would leave its
-    sandboxes running). A run's main process starts this process with them blocked (a signal
-    mask survives exec): one that came meanwhile is dropped here, not raised in the imports.
-    Every process forked from here inherits the ignoring; a sandbox undoes it
-    (``restore_interrupts``)."""
-    for number in INTERRUPTS:
-        signal.signal(number, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, INTERRUPTS)
-
-
-def restore_interrupts() -> None:
-    """A sandbox's signals as a fresh Python's: student code stops on Ctrl-C's exception
-    (which a kernel survives), and the stop signals end it."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    for number in STOPS:
-        signal.signal(number, signal.SIG_DFL)
+    return rung, imports_refused(rung, uid, import_path())
 
 
 def main(control_fd: int, warm: list[str], for_students: list[str]) -> None:
@@ -143,17 +63,21 @@ def main(control_fd: int, warm: list[str], for_students: list[str]) -> None:
     control = socket.socket(fileno=control_fd)
     ignore_interrupts()
     rung, refused = refusal(uid_block(os.getpid())[0])
+    if rung is not None and refused is None:
+        warm_up([*warm, *for_students, CHILD])
+    start(control, rung, refused, collapse=True)
+
+
+def start(control: socket.socket, rung: Rung | None, refused: str | None, *, collapse: bool) -> int:
+    """A zygote's life on ``control``, however it was started (by ``main``, or forked from the
+    run's warm image, which says a refusal itself, forking nothing): its hello, which says
+    the rung or why this host refuses sandboxes (the end, then); then a sandbox forked on each
+    request until the worker is gone. ``collapse``: back the warm heap with huge pages first
+    (``collapse_into_huge_pages``; a zygote forked from the image finds it done). 0 once it
+    ends: a forked zygote's exit status."""
     if rung is None or refused is not None:
         _reply(control, Hello(rung, uid_block(os.getpid())[0], refused).to_json())
-        return
-    warm_up([*warm, *for_students, CHILD])
-    serve(control, rung, collapse=True)
-
-
-def serve(control: socket.socket, rung: Rung, *, collapse: bool) -> None:
-    """Say hello on ``control``, then fork a sandbox on each of its requests until it ends.
-    ``collapse``: back the warm heap with huge pages first (``_collapse_into_huge_pages``;
-    a zygote forked from the image finds it done)."""
+        return 0
     # Orphans of a sandbox without namespaces come back here, where the sweep ends them.
     linux.prctl(PR_SET_CHILD_SUBREAPER, 1)
     sandboxes = _Sandboxes(control, rung)
@@ -161,7 +85,7 @@ def serve(control: socket.socket, rung: Rung, *, collapse: bool) -> None:
     # After the hello, not before: the worker goes on to its first student meanwhile (0.1 to
     # 0.2 s here), and before the first fork, so no sandbox holds the small pages meanwhile.
     if collapse:
-        _collapse_into_huge_pages()
+        collapse_into_huge_pages()
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(control, 1 << 20, 2)
@@ -169,7 +93,7 @@ def serve(control: socket.socket, rung: Rung, *, collapse: bool) -> None:
             data = b""
         if not data:  # the worker is gone or done: so are its sandboxes
             sandboxes.end_all()
-            return
+            return 0
         request: dict[str, Any] = json.loads(data)
         if request["op"] == "spawn":
             _reply(control, {"pid": sandboxes.spawn(SandboxRequest.from_json(request["request"]), fds)})
@@ -192,7 +116,7 @@ class _Sandboxes:
         self.uid = self.uids.block[0]
         self.address_space = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
         self.live: dict[int, str | None] = {}  # pid -> its scratch folder when it has no namespaces
-        self.sweeper = _Sweeper(self.uids.of if rung.drop_uid else None, self.live)
+        self.sweeper = Sweeper(self.uids.of if rung.drop_uid else None, self.live)
         self.cpu = cpushare.open_groups(os.getpid()) if rung.drop_uid else None
         if guard.available():  # built once here, loaded by each sandbox
             guard.prepared(not rung.namespaces)
@@ -213,7 +137,7 @@ class _Sandboxes:
         processes = wanted.processes
         if rung.without_namespaces and not rung.drop_uid:
             # The limit counts every task of the uid, the grader's own included.
-            processes += _tasks_of_uid(os.getuid())
+            processes += tasks_of_uid(os.getuid())
         uid = self.uids.draw() if rung.drop_uid else self.uid
         workdir = None
         if not rung.namespaces:
@@ -263,7 +187,7 @@ class _Sandboxes:
         if pid not in self.live:
             return None
         if pid not in self.sweeper.status:  # not reaped yet
-            _kill(pid, self.rung.namespaces)
+            kill_sandbox(pid, self.rung.namespaces)
             _, raw = os.waitpid(pid, 0)
             self.sweeper.status[pid] = os.waitstatus_to_exitcode(raw)
         # A PID namespace is empty once its PID 1 has been reaped (the kernel kills and
@@ -282,7 +206,7 @@ class _Sandboxes:
     def end_all(self) -> None:
         for pid in list(self.live):
             if pid not in self.sweeper.status:
-                _kill(pid, self.rung.namespaces)
+                kill_sandbox(pid, self.rung.namespaces)
             self.sweeper.sweep(pid, spare=False)
         if self.cpu is not None:
             self.cpu.close()
@@ -316,139 +240,6 @@ def _reply(control: socket.socket, message: dict[str, Any]) -> None:
         pass
 
 
-def _kill(pid: int, namespaces: bool) -> None:
-    # PID 1 of a namespace takes every process of the namespace with it; without
-    # namespaces the child leads its own session and process group.
-    for kill in (os.kill,) if namespaces else (os.killpg, os.kill):
-        try:
-            kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-
-class _Sweeper:
-    """Ends every process a sandbox left, whatever its code did to the sandbox's own
-    clean-up: the processes of the sandbox's uid, when it has one, and its descendants
-    and the orphans adopted by this zygote (a subreaper) in any case."""
-
-    def __init__(self, uids: dict[int, int] | None, live: dict[int, str | None]):
-        self.uids = uids  # live sandbox pid -> its uid, where each has one
-        self.live = live
-        self.status: dict[int, int] = {}  # exit codes of sandboxes reaped while sweeping
-
-    def sweep(self, pid: int, spare: bool) -> int:
-        """End them all; ``spare`` keeps the sandbox's main process.
-
-        Stopped first, killed once none is left running: a killed process frees a slot of
-        the process limit that a running sibling of a fork swarm refills at once, while a
-        stopped one keeps its slot and forks no more, so the swarm stops growing and each
-        pass leaves fewer to catch. (A process stuck in the kernel may never show as
-        stopped: after a few passes the rest are killed anyway.)
-        """
-        ended: set[int] = set()
-        deadline = time.monotonic() + 5.0
-        passes = 0
-        while time.monotonic() < deadline:
-            table = _process_table()
-            victims = self._members(pid, table)
-            if spare:
-                victims.discard(pid)
-            self._reap()
-            if not victims:
-                break
-            running = {v for v in victims if table[v][1] not in "Tt"}
-            passes += 1
-            signal_number = signal.SIGSTOP if running and passes < 20 else signal.SIGKILL
-            for victim in running if signal_number == signal.SIGSTOP else victims:
-                _signal_if_same(victim, table[victim], signal_number)
-            ended |= victims
-            time.sleep(0.001)
-        return len(ended)
-
-    def _members(self, pid: int, table: dict[int, tuple[int, str, int]]) -> set[int]:
-        me = os.getpid()
-        children: dict[int, list[int]] = {}
-        for proc, (ppid, _, _) in table.items():
-            children.setdefault(ppid, []).append(proc)
-        own = self.uids.get(pid) if self.uids is not None else None
-        found = {proc for proc, (_, _, uid) in table.items() if own is not None and uid == own}
-        stack = [pid, *(c for c in children.get(me, []) if c not in self.live)]
-        found.update(stack[1:])
-        if pid in self.status:  # reaped already: its pid may belong to someone else now
-            stack.remove(pid)
-        while stack:
-            for proc in children.get(stack.pop(), []):
-                found.add(proc)
-                stack.append(proc)
-        if pid in table and pid not in self.status:
-            found.add(pid)
-        # The dead need no signal (a zombie stays listed until its parent reaps it).
-        return {proc for proc in found if proc in table and table[proc][1] not in "ZX"}
-
-    def _reap(self) -> None:
-        """Reap this zygote's zombies: orphans it adopted, and sandboxes (keeping their status)."""
-        while True:
-            try:
-                pid, raw = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
-            if pid in self.live:
-                self.status[pid] = os.waitstatus_to_exitcode(raw)
-
-
-def _signal_if_same(pid: int, seen: tuple[int, str, int], number: int) -> None:
-    """Signal ``pid`` if it is still the process seen in the scan (same parent and uid):
-    through a pidfd, so a pid that ended and was reused meanwhile is never signalled."""
-    try:
-        fd = os.pidfd_open(pid)
-    except OSError as exc:
-        if exc.errno == errno.ENOSYS:  # a kernel before 5.3: a plain kill
-            try:
-                os.kill(pid, number)
-            except OSError:
-                pass
-        return  # otherwise: gone already
-    try:
-        now = _process_table([pid]).get(pid)
-        if now is not None and (now[0], now[2]) == (seen[0], seen[2]):
-            signal.pidfd_send_signal(fd, number)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _tasks_of_uid(uid: int) -> int:
-    """Processes and threads whose real uid is ``uid`` (what RLIMIT_NPROC counts)."""
-    count = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/status", "rb") as handle:
-                fields = dict(line.split(b":", 1) for line in handle if b":" in line)
-            if int(fields[b"Uid"].split()[0]) == uid:
-                count += int(fields[b"Threads"])
-        except (OSError, KeyError, ValueError, IndexError):
-            continue
-    return count
-
-
-def _process_table(pids: list[int] | None = None) -> dict[int, tuple[int, str, int]]:
-    """pid -> (parent pid, state letter, real uid) of every process (or of ``pids``)."""
-    table = {}
-    for pid in pids if pids is not None else (int(e) for e in os.listdir("/proc") if e.isdigit()):
-        try:
-            with open(f"/proc/{pid}/status", "rb") as handle:
-                lines = handle.read().splitlines()
-            fields = dict(line.split(b":", 1) for line in lines if b":" in line)
-            table[pid] = (int(fields[b"PPid"]), fields[b"State"].split()[0].decode(),
-                          int(fields[b"Uid"].split()[0]))
-        except (OSError, KeyError, ValueError, IndexError):
-            continue
-    return table
 
 
 if __name__ == "__main__":

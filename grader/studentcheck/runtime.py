@@ -11,7 +11,6 @@ a hang costs the item it happens in and is reported as a hang.
 
 from __future__ import annotations
 
-import ctypes
 import importlib.util
 import json
 import os
@@ -30,7 +29,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 from ..assignment.config import Item, Tolerance
 from ..checks.base import CheckFailed, Trial
 from ..grading.score import seed_for
-from ..linux import PR_SET_PDEATHSIG
+from ..linux import PR_SET_PDEATHSIG, prctl
 from ..render.feedback_text import NOT_ATTEMPTED, error_summary
 from ..runners.serve import exec_cell, handle, new_namespace
 from ..sandbox.nullplot import Null, install
@@ -276,7 +275,7 @@ def die_with_parent(parent: int) -> None:
     child's parent may be a launcher, as a venv's python.exe is on Windows: nothing is checked.)"""
     if not sys.platform.startswith("linux"):
         return
-    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:
         os._exit(1)
 
