@@ -62,7 +62,11 @@ class InProcessRunner:
         def overrun(signum: int, frame: Any) -> None:
             nonlocal overran
             overran = True
-            raise _Overrun
+            # Raised into the request's code only: a tick that lands in this module's own
+            # bookkeeping (the request has returned, the timer is being stopped) would escape
+            # the try below and leave the caller mid-request.
+            if frame is None or frame.f_globals is not globals():
+                raise _Overrun
 
         previous = signal.signal(signal.SIGALRM, overrun)
         # Once run out, the timer fires again every 50 ms: a request of several calls is

@@ -44,3 +44,22 @@ def test_every_call_of_a_request_that_runs_too_long_is_stopped():
     request = wire.Calls("forever", tuple((wire.encode([1]), wire.encode({})) for _ in range(3)))
     with pytest.raises(ItemTimeout):
         r.request(request)
+
+
+def test_a_tick_that_lands_as_the_timer_is_stopped_does_not_escape(monkeypatch):
+    # The repeating tick can be handled in the runner's own frame, after the request returned
+    # and before the timer is stopped (seen under load: the audit's worker left mid-request).
+    # Deliver one there, deterministically: as the runner stops its timer.
+    import signal
+    import sys
+
+    real = signal.setitimer
+
+    def setitimer(which: int, seconds: float, interval: float = 0.0) -> tuple[float, float]:
+        if seconds == 0:
+            signal.getsignal(signal.SIGALRM)(signal.SIGALRM, sys._getframe(1))
+        return real(which, seconds, interval)
+
+    monkeypatch.setattr(signal, "setitimer", setitimer)
+    with pytest.raises(ItemTimeout):
+        runner(5).request(call("quick"))
