@@ -56,7 +56,7 @@ def write_out(bundle: Bundle, info: RunInfo, results: Sequence[SubmissionResult]
     nbgrader's gradebook wins), with the marks."""
     graded = tuple(results)
     for stage in target.stages:
-        results = [getattr(stage, "held", lambda same: same)(result) for result in results]
+        results = [stage.held(result) for result in results]
     outputs, problem = target.outputs, ""
     marks: Marks | None = None
     seen: bytes | None = None

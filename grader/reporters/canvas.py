@@ -17,10 +17,12 @@ adds the two up, as grades.csv's ``score`` does.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import re
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 from ..assignment.bundle import Bundle
 from ..lms.intake import LmsInfo
@@ -29,6 +31,7 @@ from ..render.csv_cells import csv_text
 from ..render.lms_columns import graded_questions, written_column
 from ..results import RunInfo, SubmissionResult
 from ..summary import fmt_earned, fmt_points
+from . import Reporter
 
 IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Integration ID", "Root Account", "Section")
 MATCHED_BY = ("ID", "SIS User ID", "SIS Login ID", "Student")
@@ -102,7 +105,24 @@ class Gradebook:
         return []
 
 
-class CanvasGradebook:
+class CanvasGradebook(Reporter):
+    @classmethod
+    def add_options(cls, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--canvas-gradebook", type=Path, metavar="FILE",
+                            help="with --format canvas: the gradebook CSV that Canvas's Grades > Export writes")
+        parser.add_argument("--canvas-column", metavar="NAME",
+                            help="with --format canvas: the assignment's column to fill (its header, with or "
+                            "without the ' (id)' Canvas appends)")
+        parser.add_argument("--canvas-missing", choices=MISSING, default="blank",
+                            help="with --format canvas: gradebook students without a submission get an empty cell "
+                            "(default) or 0")
+
+    @classmethod
+    def options(cls, args: argparse.Namespace, chosen: bool) -> dict[str, Any]:
+        if not chosen and (args.canvas_gradebook or args.canvas_column):
+            raise ValueError("grade: --canvas-gradebook and --canvas-column go with --format canvas")
+        return {"gradebook": args.canvas_gradebook, "column": args.canvas_column, "missing": args.canvas_missing}
+
     def __init__(self, out_dir: Path, gradebook: Path | None = None, column: str | None = None,
                  missing: str = "blank") -> None:
         if missing not in MISSING:

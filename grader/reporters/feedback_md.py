@@ -16,9 +16,10 @@ from ..render.markdown import md_block, md_code, md_inline
 from ..render.per_student import FilePerStudent
 from ..results import CheckResult, SubmissionResult
 from ..summary import fmt_points
+from . import Reporter
 
 
-class FeedbackMarkdown(FilePerStudent):
+class FeedbackMarkdown(FilePerStudent, Reporter):
     folder_name, suffix = "feedback", ".md"
 
     def text(self, result: SubmissionResult) -> str:

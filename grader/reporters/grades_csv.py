@@ -17,9 +17,10 @@ from ..render.csv_cells import csv_text
 from ..results import RunInfo, SubmissionResult
 from ..summary import fmt_earned, fmt_points
 from ..written.model import UNANSWERED
+from . import Reporter
 
 
-class GradesCsv:
+class GradesCsv(Reporter):
     def __init__(self, out_dir: Path) -> None:
         self.path = out_dir / "grades.csv"
         self.rows: list[tuple[str, float, list[float], list[str]]] = []

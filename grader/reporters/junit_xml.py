@@ -17,6 +17,7 @@ from ..render.words import counted
 from ..results import RunInfo, SubmissionResult
 from ..summary import fmt_points
 from ..written.model import GRADED
+from . import Reporter
 
 # What XML 1.0 cannot hold, even escaped (student ids and printed output can hold anything).
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -26,7 +27,7 @@ def xml_text(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
-class JUnitXml:
+class JUnitXml(Reporter):
     def __init__(self, out_dir: Path) -> None:
         self.path = out_dir / "junit.xml"
         self.part = out_dir / ".junit.xml.suites"

@@ -30,6 +30,7 @@ from ..render.feedback_text import check_output, checks_score, submission_notes,
 from ..render.lms_columns import graded_questions, html_comment, written_column
 from ..results import RunInfo, SubmissionResult
 from ..summary import fmt_earned, fmt_points
+from . import Reporter
 
 COLUMNS = ["Identifier", "Full name", "Grade", "Maximum Grade", "Feedback comments"]
 FEEDBACK_LINES = 6  # the comment's lines; the rest is in the student's feedback file
@@ -56,7 +57,7 @@ def feedback_lines(result: SubmissionResult, limit: int = FEEDBACK_LINES) -> lis
     return lines
 
 
-class MoodleGrades:
+class MoodleGrades(Reporter):
     def __init__(self, out_dir: Path) -> None:
         self.path = out_dir / "moodle.csv"
         self.lms: LmsInfo | None = None

@@ -118,7 +118,7 @@ def assert_self_contained(page: str) -> None:
 def test_the_html_reporters_are_registered_and_only_feedback_asks_for_pictures():
     assert {"html", "report"} <= set(REPORTERS)
     classes = {name: reporter_class(name) for name in REPORTERS}
-    assert [n for n, cls in classes.items() if getattr(cls, "wants_examples", False)] == ["html"]
+    assert [n for n, cls in classes.items() if cls.needs.examples] == ["html"]
 
 
 def test_feedback_page_shows_scores_checks_output_and_the_mask_picture(out: Path):
