@@ -29,7 +29,7 @@ from ..reporters import Reporter, needs_of, open_reporter, reporter_class, with_
 from ..results import RunInfo, SubmissionResult, zero_submission
 from ..sandbox.ladder import Rung, keep_from_same_uid
 from ..sandbox.spec import Hello
-from ..submissions.load import ClassFolder, discover, student_id
+from ..submissions.load import Roster, discover, student_id
 from ..summary import Summary, Tally
 from ..written.live import LiveMarks
 from ..written.marks import WrittenError
@@ -215,12 +215,12 @@ def run_plan(plan: RunPlan, progress: Callable[[int, int], None] | None = None,
     # One run at a time: from the first read of the output folder (the marks, the earlier run) to its swap.
     with locked(out_dir, plan.outputs.wait, log), \
             intake(replace(plan.to_grade, path=given), outline.assignment.notebooks, log) as taken:
-        found = discover(taken.class_dir, outline.assignment.name, outline.assignment.notebooks)
-        for skipped in found.skipped:
+        roster = discover(taken.class_dir, outline.assignment.name, outline.assignment.notebooks)
+        for skipped in roster.skipped:
             log(f"skipped {skipped}")
-        if found.note:
-            log(f"note: {found.note}")
-        marks = _marks(plan.outputs, out_dir, outline.assignment, {student_id(f) for f in found.students})
+        if roster.note:
+            log(f"note: {roster.note}")
+        marks = _marks(plan.outputs, out_dir, outline.assignment, {student_id(f) for f in roster.students})
         dropped = tuple(name for name in earlier_formats(out_dir) if name not in formats)
         with staged(out_dir, formats) as write_dir:
 
@@ -232,8 +232,8 @@ def run_plan(plan: RunPlan, progress: Callable[[int, int], None] | None = None,
             target = Target(out_dir, write_dir, read_previous(out_dir), reopen(), reopen, plan.outputs.stages, marks)
             asks = Asks((write_dir, out_dir, *plan.workers.hidden, *taken.hidden), needs.examples,
                         plan.workers.diagnose, needs.behaviour, needs.code)
-            settled = _Settled(given, taken, found, target, asks, dropped)
-            with start_workers(outline, len(found.students), jobs=plan.workers.jobs, scheduler=plan.workers.scheduler,
+            settled = _Settled(given, taken, roster, target, asks, dropped)
+            with start_workers(outline, len(roster.students), jobs=plan.workers.jobs, scheduler=plan.workers.scheduler,
                                log=log) as workers:
                 outcome = _grade_class(load_bundle(outline), workers, plan.workers.seed, settled, progress, log)
     return outcome if outcome.refused else replace(outcome, out_dir=out_dir)  # the staged folder is out_dir now
@@ -245,7 +245,7 @@ class _Settled:
 
     given: Path  # as the instructor gave it: a class folder, or an LMS download (zip or folder)
     taken: Intake  # its class folder
-    found: ClassFolder
+    roster: Roster
     target: Target  # the staged folder and what writes into it
     asks: Asks
     dropped: tuple[str, ...]  # formats the earlier run in the output folder wrote, and this one does not
@@ -271,7 +271,7 @@ def _grade_class(bundle: Bundle, workers: Workers, seed: int | None, settled: _S
                  progress: Callable[[int, int], None] | None, log: Callable[[str], None]) -> RunOutcome:
     """``run_plan`` once ``settled``, by ``workers``."""
     target = settled.target
-    folders = slowest_first(settled.found.students, target.previous)
+    folders = slowest_first(settled.roster.students, target.previous)
     started = time.perf_counter()
     if progress is not None and workers.count > 1:
         # Before the workers' start-up, which takes seconds. One worker (one student) shows
@@ -301,7 +301,7 @@ def _grade_class(bundle: Bundle, workers: Workers, seed: int | None, settled: _S
     if settled.dropped and not out.kept:
         notes.append(f"the earlier run in {target.out_dir} also wrote {', '.join(settled.dropped)}; this one does "
                      f"not (give --format {','.join(settled.dropped)} to write them again)")
-    summary = replace(tally.summary(), skipped=settled.found.skipped, notes=tuple(notes))
+    summary = replace(tally.summary(), skipped=settled.roster.skipped, notes=tuple(notes))
     return RunOutcome(run.job.seed, summary, out.kept or target.write_dir, time.perf_counter() - started, out.why)
 
 

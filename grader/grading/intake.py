@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..lms.intake import LmsInfo, class_folder
+from ..lms.intake import LmsInfo, from_download
 from ..sandbox.paths import SCRATCH
 from ..submissions.files import copy_submitted
 from .plan import COURSE, SUBMISSION, ToGrade
@@ -42,11 +42,11 @@ def intake(to_grade: ToGrade, notebooks: tuple[str, ...], log: Callable[[str], N
                 log(f"{to_grade.below}: not copied: {left}")
             yield Intake(class_dir, None, ())
     else:
-        with class_folder(path, notebooks) as (folder, lms):
+        with from_download(path, notebooks) as (class_dir, lms):
             # The download itself holds every student's work: no sandbox sees it either.
             # (A zip's folder, unless the sandboxes have a fresh one anyway: /tmp.)
             download = [path if path.is_dir() else path.parent] if lms is not None else []
-            yield Intake(folder, lms, tuple(p for p in download if p not in (Path("/"), *SCRATCH)))
+            yield Intake(class_dir, lms, tuple(p for p in download if p not in (Path("/"), *SCRATCH)))
 
 
 @contextlib.contextmanager
