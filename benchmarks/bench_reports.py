@@ -37,8 +37,8 @@ HTML = (*DEFAULTS, "html", "report")
 def reporters_only(results_path: Path, out: Path) -> float:
     """Seconds the two HTML reporters take over the results of a run (no grading)."""
     from grader.assignment.bundle import load_bundle
+    from grader.records.results import RunInfo, SubmissionResult
     from grader.reporters import feed, open_reporter
-    from grader.results import RunInfo, SubmissionResult
 
     data = json.loads(results_path.read_text(encoding="utf-8"))
     bundle = load_bundle(data["run"]["assignment"])

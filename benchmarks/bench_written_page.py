@@ -23,8 +23,8 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent / "tests")]
 from chromium_support import CHROMIUM, NO_CHROMIUM, DevTools  # noqa: E402
 
 from grader.assignment.config import RubricItem, WrittenQuestion  # noqa: E402
+from grader.records.answers import Answer, WrittenRow, answer_digest  # noqa: E402
 from grader.render.written_page import question_page  # noqa: E402
-from grader.written.model import Answer, WrittenRow, answer_digest  # noqa: E402
 
 QUESTION = WrittenQuestion("quadratic_cost", "attention_numpy", 2.0, "Why does self-attention cost O(n²)?",
                            (RubricItem("time", 1.0, "n·n scores"), RubricItem("memory", 1.0, "n×n weights")))

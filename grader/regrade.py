@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .assignment.bundle import Bundle
+from .records.results import RunInfo, SubmissionResult
 from .render.csv_cells import cell_text, csv_text
-from .results import RunInfo, SubmissionResult
 from .summary import fmt_points
 
 CHANGES = "changes.csv"

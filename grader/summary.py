@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .assignment.config import Assignment
+from .records.answers import WrittenCounts
+from .records.answers import count as count_written
+from .records.results import SubmissionResult
 from .render.words import counted
-from .results import SubmissionResult
-from .written.model import WrittenCounts
-from .written.model import count as count_written
 
 # What to do next about answers that await a grader, as fits where the class came from.
 GRADE_IN_FOLDER = ("grade them on the pages written/<id>.html (export, then grade again with --written FILE) or in "

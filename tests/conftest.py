@@ -17,7 +17,7 @@ from grader.assignment.bundle import Bundle, load_bundle
 from grader.assignment.catalogue import Entry
 from grader.generate.sample_class import sample_students
 from grader.grading.score import run_item
-from grader.results import ItemResult
+from grader.records.results import ItemResult
 from grader.runners.inprocess import InProcessRunner
 from grader.submissions.load import Cell, SourceFile
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from readme_commands import ROOT
 
+from grader.records.answers import WRITTEN_CSV_COLUMNS
 from grader.reporters import REPORTERS
-from grader.written.model import WRITTEN_CSV_COLUMNS
 
 DOCS = ROOT / "docs"
 SAMPLE = ROOT / "assignments" / "attention" / "sample_class"

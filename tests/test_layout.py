@@ -1,12 +1,18 @@
-"""The engine's layout: no import cycle between its modules (lazy imports included)."""
+"""The engine's layout: no import cycle between its modules and no arrow back up between its
+packages (lazy imports included), no package and module sharing a name, no module too long."""
 
 from __future__ import annotations
 
 import ast
 import re
+import runpy
 from pathlib import Path
 
+import grader
+
 ROOT = Path(__file__).resolve().parents[1]
+ENGINE = ROOT / "grader"
+MAX_MODULE_LINES = 400  # the house's rule: a longer module holds more than one stage
 
 
 def module_name(path: Path) -> str:
@@ -31,6 +37,41 @@ def imports(path: Path, modules: set[str]) -> set[str]:
             for alias in node.names:
                 found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
     return {m for m in found if m in modules and m != name}
+
+
+def floors() -> list[str]:
+    """The engine's packages and modules, the top floor first, as grader/__init__.py's docstring
+    lists them (read by the docs hook that draws the same list into architecture.md)."""
+    hook = runpy.run_path(str(ROOT / "docs" / "hooks" / "generated.py"))
+    return [name for name, _ in hook["floors"](grader.__doc__)]
+
+
+def package_of(module: str) -> str:
+    """The engine's package or top-level module that ``module`` belongs to ("" for ``grader``)."""
+    return module.split(".")[1] if "." in module else ""
+
+
+def test_every_package_of_the_engine_stands_on_one_floor():
+    names = floors()
+    tops = {package_of(module_name(p)) for p in ENGINE.rglob("*.py")} - {"", "__main__"}
+    assert len(names) == len(set(names)), "a package is listed twice"
+    assert sorted(set(names) - tops) == [], "listed, but not in grader/"
+    assert sorted(tops - set(names)) == [], "in grader/, but on no floor of grader/__init__.py's docstring"
+
+
+def test_no_arrow_runs_back_up_between_the_engines_packages():
+    """A package imports only those on the floors below it: the records every stage shares lie
+    near the ground, and no stage reaches up for them (nor into another stage above it). Stricter
+    than no cycle: an import that points up is refused before a second one closes a loop."""
+    floor = {name: height for height, name in enumerate(reversed(floors()))}
+    paths = sorted(ENGINE.rglob("*.py"))
+    modules = {module_name(p) for p in paths}
+    arrows = [(module_name(p), imported) for p in paths for imported in imports(p, modules)]
+    assert ("grader.sandbox.client", "grader.runners.serve") in arrows  # the imports are read at all
+    up = [f"{source} -> {target}" for source, target in arrows
+          if package_of(source) in floor and package_of(target) in floor and package_of(source) != package_of(target)
+          and floor[package_of(target)] >= floor[package_of(source)]]
+    assert up == []
 
 
 def test_no_import_cycle_in_the_engine():

@@ -7,9 +7,9 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+from grader.records.answers import Answer, Mark, row_of
+from grader.records.results import SubmissionResult
 from grader.regrade import Comparison, Points, Previous, compare, read_previous, read_regrade, write_changes
-from grader.results import SubmissionResult
-from grader.written.model import Answer, Mark, row_of
 
 
 def points(score: float, **items: float) -> Points:

@@ -22,6 +22,8 @@ from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, parse_assig
 from grader.cli import COMMAND, build_parser
 
 MARKER = re.compile(r"<!-- generated: ([a-z-]+) -->")
+# A floor of grader/__init__.py's docstring: a package or module, then what it is.
+FLOOR = re.compile(r"^ {4}([a-z_]+) {2,}(\S.*)$", re.M)
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -77,6 +79,12 @@ def points(assignment: Assignment) -> str:
         rows.append(f"| all of `{notebook}` | | | | {number(total)} |")
     rows.append(f"| **every item** | | | | **{number(assignment.max_score)}** |")
     return "\n".join(rows)
+
+
+def floors(doc: str) -> list[tuple[str, str]]:
+    """The engine's packages and modules as ``doc`` (grader/__init__.py's docstring) lists them,
+    the top floor first: (name, what it is). Each imports only those below it."""
+    return FLOOR.findall(doc)
 
 
 def written(assignment: Assignment) -> str:

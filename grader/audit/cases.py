@@ -20,7 +20,7 @@ from ..assignment.catalogue import Entry, load_catalogue, write_submission
 from ..assignment.config import DEFAULT_ASSIGNMENT
 from ..authoring.new_item import unwritten_references
 from ..grading.classrun import grade, prepare_run
-from ..results import ItemResult, SubmissionResult
+from ..records.results import ItemResult, SubmissionResult
 from ..submissions.load import discover
 from .diagnosis import DiagnosisCase, judge_correct, judge_mutant
 from .margin import Margin, alternative_margin, mutant_margin

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..results import ItemResult, SubmissionResult
+from ..records.results import ItemResult, SubmissionResult
 
 
 @dataclass(frozen=True)

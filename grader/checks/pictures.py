@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..results import PICTURE_ENTRIES, Picture, Table
+from ..records.results import PICTURE_ENTRIES, Picture, Table
 from .base import CheckFailed, Trial, as_array, close_mask
 
 KINDS = ("weights", "mask", "table")

@@ -43,7 +43,7 @@ from ..assignment.bundle import Bundle
 from ..assignment.catalogue import CatalogueError, Entry, load_catalogue
 from ..assignment.config import Item
 from ..checks.base import Trial
-from ..results import DIAGNOSIS_OPENING, CheckResult, Diagnosis
+from ..records.results import DIAGNOSIS_OPENING, CheckResult, Diagnosis
 from ..runners import serve
 from ..runners.inprocess import InProcessRunner
 from ..runners.protocol import RunnerLost

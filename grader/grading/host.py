@@ -6,10 +6,9 @@ smaller of the affinity mask and the quota (rounded up: a fraction of a CPU stil
 and a memory limit that cannot hold that many workers is said, with the ``--jobs`` that fits.
 
 Both cgroup versions are read: v2's ``cpu.max`` and ``memory.max``, v1's
-``cpu.cfs_quota_us``/``cpu.cfs_period_us`` and ``memory.limit_in_bytes``. The process's
-cgroup comes from ``/proc/self/cgroup``, where its hierarchy is mounted from
-``/proc/self/mountinfo``; the limit is the tightest of that cgroup and its ancestors within
-the mount. ``root`` stands for ``/`` (tests hand in a fake tree).
+``cpu.cfs_quota_us``/``cpu.cfs_period_us`` and ``memory.limit_in_bytes``, in the process's
+cgroup and its ancestors within the mount (``grader.cgroups`` finds them); the limit is the
+tightest. ``root`` stands for ``/`` (tests hand in a fake tree).
 """
 
 from __future__ import annotations
@@ -18,6 +17,8 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from ..cgroups import cgroup_dirs, read_text
 
 # The memory a run needs, from benchmarks/README.md's "Big machines" (peak PSS of the whole
 # process tree): every worker and zygote is forked from one warm image, so torch's pages are
@@ -53,11 +54,11 @@ def cpu_quota(root: Path = Path("/")) -> float | None:
     for version, folder in cgroup_dirs("cpu", root):
         for place in folder:
             if version == 2:
-                words = _read(place / "cpu.max").split()
+                words = read_text(place / "cpu.max").split()
                 if len(words) == 2 and words[0] != "max":
                     quotas.append(int(words[0]) / int(words[1]))
             else:
-                quota, period = _read(place / "cpu.cfs_quota_us"), _read(place / "cpu.cfs_period_us")
+                quota, period = read_text(place / "cpu.cfs_quota_us"), read_text(place / "cpu.cfs_period_us")
                 if quota and period and int(quota) > 0:
                     quotas.append(int(quota) / int(period))
     return min(quotas) if quotas else None
@@ -68,7 +69,7 @@ def memory_limit(root: Path = Path("/")) -> int | None:
     limits = []
     for version, folder in cgroup_dirs("memory", root):
         for place in folder:
-            text = _read(place / ("memory.max" if version == 2 else "memory.limit_in_bytes"))
+            text = read_text(place / ("memory.max" if version == 2 else "memory.limit_in_bytes"))
             if text and text != "max" and int(text) < _NO_LIMIT:
                 limits.append(int(text))
     return min(limits) if limits else None
@@ -88,52 +89,3 @@ def memory_warning(jobs: int, root: Path = Path("/")) -> str | None:
     advice = f"use --jobs {fits}" if fits < jobs else "one worker may not fit either"
     return (f"the cgroup's memory limit ({limit // 2**20} MB) is less than {jobs} workers need (about "
             f"{BASE_MB} MB + {PER_WORKER_MB} MB per worker): {advice}")
-
-
-def cgroup_dirs(controller: str, root: Path) -> list[tuple[int, list[Path]]]:
-    """For each hierarchy holding ``controller`` (v1) and the v2 one: (version, this process's
-    cgroup folder and its ancestors up to the mount)."""
-    found = []
-    mounts = _mounts(root)
-    for line in _read(root / "proc/self/cgroup").splitlines():
-        parts = line.split(":", 2)
-        if len(parts) != 3:
-            continue
-        version = 2 if parts[0] == "0" and parts[1] == "" else 1
-        if version == 1 and controller not in parts[1].split(","):
-            continue
-        for mount_version, options, mount_root, point in mounts:
-            if mount_version != version or (version == 1 and controller not in options):
-                continue
-            inside = os.path.relpath(parts[2], mount_root)
-            if inside.startswith(".."):  # the cgroup is not below what is mounted (a cgroup namespace's view)
-                inside = "."
-            folder = root / point.lstrip("/") / inside
-            chain = [folder, *[p for p in folder.parents if root / point.lstrip("/") in (p, *p.parents)]]
-            found.append((version, chain))
-    return found
-
-
-def _mounts(root: Path) -> list[tuple[int, set[str], str, str]]:
-    """The cgroup mounts: (version, v1 controllers, the hierarchy's folder mounted, mount point)."""
-    mounts = []
-    for line in _read(root / "proc/self/mountinfo").splitlines():
-        left, _, right = line.partition(" - ")
-        fields, tail = left.split(), right.split()
-        if len(fields) < 5 or len(tail) < 3 or tail[0] not in ("cgroup", "cgroup2"):
-            continue
-        mounts.append((2 if tail[0] == "cgroup2" else 1, set(tail[2].split(",")), _unescape(fields[3]),
-                       _unescape(fields[4])))
-    return mounts
-
-
-def _unescape(field: str) -> str:
-    """mountinfo writes a space as \\040 (and tab, newline, backslash likewise)."""
-    return field.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\")
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="ascii").strip()
-    except (OSError, UnicodeDecodeError):
-        return ""

@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..lms.intake import LmsInfo, from_download
+from ..lms.intake import from_download
+from ..records.lms_download import LmsInfo
 from ..sandbox.paths import SCRATCH
 from ..submissions.files import copy_submitted
 from .plan import COURSE, SUBMISSION, ToGrade

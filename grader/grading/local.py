@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import frames
+from ..records.job import Job, Outcome, Pool, SubmissionFailed
 from ..sandbox.handles import start_image
 from ..sandbox.spec import SandboxError
 from ..stop import INTERRUPTS
-from .job import Job, Outcome, Pool, SubmissionFailed
 
 IN_FLIGHT = 2  # folders sent to a worker ahead of its replies
 _HELLO = Path()  # stands in the queue for a hello's reply

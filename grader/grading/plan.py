@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from ..assignment.config import DEFAULT_ASSIGNMENT
+from ..records.answers import Mark
+from ..records.job import Job
 from ..reporters import CORE_REPORTERS, Stage
-from ..written.model import Mark
-from .job import Job
 
 # How the class was given (``ToGrade.layout``).
 FOLDER = "folder"  # a class folder (one folder per student), or a Canvas or Moodle download

@@ -12,7 +12,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
 from typing import Any
 
-from .job import Job, Outcome, Pool
+from ..records.job import Job, Outcome, Pool
 from .worker import grade_folder, hello
 
 

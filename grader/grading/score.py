@@ -22,11 +22,11 @@ from ..assignment.config import Item
 from ..assignment.registry import Registry
 from ..checks.base import CheckFailed, Trial
 from ..diagnosis.record import Recording
-from ..integrity.code import ItemCode
-from ..results import CheckResult, Diagnosis, ItemResult, NotebookResult, SubmissionResult, zero_item
+from ..records.answers import Answer, WrittenRow, row_of
+from ..records.code import ItemCode
+from ..records.results import CheckResult, Diagnosis, ItemResult, NotebookResult, SubmissionResult, zero_item
 from ..runners.protocol import ItemOutput, Runner, RunnerFactory, RunnerLost
 from ..submissions.load import SourceFile, Submission
-from ..written.model import Answer, WrittenRow, row_of
 
 # The known mistakes that explain an item's lost points, from what its checks asked and got
 # (``grader.diagnosis.diagnose.Diagnoser.diagnose``).

@@ -25,6 +25,7 @@ from typing import Any
 from .. import frames
 from ..assignment.bundle import Bundle, load_bundle
 from ..diagnosis.diagnose import Diagnoser
+from ..records.job import Job
 from ..sandbox.client import SandboxRunner, default_hidden
 from ..sandbox.handles import ImageZygote, Zygote
 from ..sandbox.ladder import secrets_readable
@@ -32,7 +33,6 @@ from ..sandbox.spec import SandboxError
 from ..submissions.load import SourceFile, load_submission
 from ..submissions.recognise import notebook_marks
 from ..threads import PINNED, pin_torch
-from .job import Job
 from .score import grade_submission
 
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from ..assignment.bundle import Bundle
 from ..outdir import empty, set_aside
+from ..records.results import RunInfo, SubmissionResult
 from ..regrade import Comparison, Previous
 from ..reporters import Reporter, Stage, feed
-from ..results import RunInfo, SubmissionResult
 from ..written.live import LiveMarks
 from ..written.marks import Marks, WrittenError
 from ..written.merge import merge

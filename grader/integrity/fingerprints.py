@@ -25,10 +25,10 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from ..records.code import ItemCode
 from ..submissions.ipython import rewrite_lines
 from ..submissions.load import Cell
 from .cells import within
-from .code import ItemCode
 from .winnowing import prints as _prints
 
 _MATMUL = {"matmul", "dot", "mm", "bmm"}

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 
-from .code import ItemCode
+from ..records.code import ItemCode
 from .evidence import Work
 from .public import Public
 

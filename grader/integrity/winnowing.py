@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .code import Print
+from ..records.code import Print
 
 K = 5  # tokens per k-gram
 W = 4  # k-grams per window

@@ -16,8 +16,8 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from ..records.lms_download import LmsInfo, LmsStudent
 from ..render.words import counted
 from ..submissions.files import Refused, read_submitted
 from .names import CANVAS, MOODLE, LmsFile, notebook_of, parse_canvas, parse_moodle
@@ -28,39 +28,6 @@ _IGNORED = ("__MACOSX/",)  # macOS's resource forks, which its zip tool adds to 
 
 class DownloadError(ValueError):
     """The download cannot be graded as given; the message names the fix."""
-
-
-@dataclass(frozen=True)
-class LmsStudent:
-    student: str  # the folder name, and the id in every output
-    lms_id: str  # Canvas's user id, Moodle's participant id
-    name: str  # as the LMS wrote it
-    late: bool | None  # None: the download does not say (Moodle's)
-    files: tuple[tuple[str, str], ...]  # (notebook, the download's file graded for it)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.lms_id, "name": self.name, "late": self.late, "files": dict(self.files)}
-
-
-@dataclass(frozen=True)
-class LmsInfo:
-    """Where a run's class came from, when it was an LMS download."""
-
-    system: str  # "canvas" or "moodle"
-    download: str
-    students: tuple[LmsStudent, ...]
-    notes: tuple[str, ...]
-
-    @functools.cached_property
-    def _by_student(self) -> dict[str, LmsStudent]:
-        return {s.student: s for s in self.students}
-
-    def student(self, student: str) -> LmsStudent | None:
-        return self._by_student.get(student)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"system": self.system, "download": self.download, "notes": list(self.notes),
-                "students": {s.student: s.to_json() for s in self.students}}
 
 
 @dataclass(frozen=True)

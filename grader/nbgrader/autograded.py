@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..results import ItemResult
+from ..records.results import ItemResult
 from ..submissions.files import Refused, read_submitted
 from ..wire import ERROR_CHARS
 from .course import Course

@@ -37,7 +37,7 @@ from typing import Any
 
 from ..assignment.bundle import Bundle
 from ..assignment.config import WrittenQuestion
-from ..results import RunInfo, SubmissionResult
+from ..records.results import RunInfo, SubmissionResult
 from .autograded import AutogradedNotebook, build_notebook, failure_text, write_autograded
 from .course import Course, interpreter_bin_on_path
 from .manual import Seen, digest_of, read_state, settle, write_state

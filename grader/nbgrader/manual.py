@@ -19,8 +19,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..assignment.config import Assignment
+from ..records.answers import Mark, answer_digest
 from ..written.marks import read_marks
-from ..written.model import Mark, answer_digest
 from .course import Course
 
 

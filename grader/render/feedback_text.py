@@ -7,8 +7,8 @@ import re
 from collections.abc import Sequence
 
 from ..assignment.config import WrittenQuestion
-from ..results import CheckResult, ItemResult, NotebookResult, SubmissionResult
-from ..written.model import CHANGED, UNANSWERED, WrittenRow
+from ..records.answers import CHANGED, UNANSWERED, WrittenRow
+from ..records.results import CheckResult, ItemResult, NotebookResult, SubmissionResult
 from .words import counted
 
 AWAITS = "awaits a grader"  # a written answer no person has graded yet, in every format

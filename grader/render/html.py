@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..results import PICTURE_ENTRIES, Picture, Table
+from ..records.results import PICTURE_ENTRIES, Picture, Table
 
 STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 62em; padding: 0 1em; color: #222; }

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from ..results import DIAGNOSIS_OPENING, SubmissionResult
+from ..records.results import DIAGNOSIS_OPENING, SubmissionResult
 from .html import esc, who
 
 MISTAKES = 25  # mistakes listed

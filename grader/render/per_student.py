@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from ..assignment.bundle import Bundle
 from ..assignment.config import WrittenQuestion
-from ..results import RunInfo, SubmissionResult
+from ..records.results import RunInfo, SubmissionResult
 from .filenames import safe_name
 
 

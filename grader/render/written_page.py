@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 
 from ..assignment.config import WrittenQuestion
-from ..written.model import GRADED, LABELS, UNANSWERED, WRITTEN_CSV_COLUMNS, WrittenRow
+from ..records.answers import GRADED, LABELS, UNANSWERED, WRITTEN_CSV_COLUMNS, WrittenRow
 from .html import esc, page
 from .words import counted
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from ..assignment.bundle import Bundle
-from ..results import RunInfo, SubmissionResult
+from ..records.results import RunInfo, SubmissionResult
 
 
 class Output(Protocol):

@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from ..assignment.bundle import Bundle
-from ..lms.intake import LmsInfo
 from ..lms.names import CANVAS
+from ..records.lms_download import LmsInfo
+from ..records.results import RunInfo, SubmissionResult
 from ..render.csv_cells import csv_text
 from ..render.lms_columns import graded_questions, written_column
-from ..results import RunInfo, SubmissionResult
 from ..summary import fmt_earned, fmt_points
 from . import Reporter
 

@@ -21,16 +21,16 @@ from urllib.parse import quote
 
 from ..assignment.bundle import Bundle
 from ..assignment.config import Assignment
+from ..records.answers import AWAITING, CHANGED, GRADED, LABELS, UNANSWERED, WrittenCounts
+from ..records.answers import count as count_written
+from ..records.results import RunInfo, SubmissionResult
 from ..regrade import read_regrade
 from ..render.feedback_text import not_attempted
 from ..render.html import esc, page, who
 from ..render.mistakes import Diagnosed, diagnosed, mistakes_section
 from ..render.per_student import student_file
 from ..render.words import counted
-from ..results import RunInfo, SubmissionResult
 from ..summary import GRADE_IN_FOLDER, GRADE_IN_FORMGRADER, file_problems, fmt_points
-from ..written.model import AWAITING, CHANGED, GRADED, LABELS, UNANSWERED, WrittenCounts
-from ..written.model import count as count_written
 from . import Needs, Reporter
 
 SLOWEST = 10  # students listed by time
@@ -268,7 +268,7 @@ def _regrade(out_dir: Path, students: int) -> list[str]:
 
 
 def _written(assignment: Assignment, rows: list[_Row], step: str) -> list[str]:
-    """Per written question: how many answers are in each state (``grader.written.model``: each
+    """Per written question: how many answers are in each state (``grader.records.answers``: each
     answer in exactly one), and where to grade those that await a grader (``step``)."""
     if not assignment.written:
         return []

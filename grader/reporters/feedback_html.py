@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..assignment.config import WrittenQuestion
+from ..records.results import ItemResult, Picture, SubmissionResult
 from ..render.feedback_text import NOT_ATTEMPTED, error_summary, not_attempted, ran_after, written_points
 from ..render.html import esc, page, picture_figure
 from ..render.per_student import FilePerStudent
-from ..results import ItemResult, Picture, SubmissionResult
 from ..summary import fmt_points
 from . import Needs, Reporter
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..assignment.config import WrittenQuestion
+from ..records.results import CheckResult, SubmissionResult
 from ..render.feedback_text import NOT_ATTEMPTED, error_summary, not_attempted, ran_after, written_points
 from ..render.markdown import md_block, md_code, md_inline
 from ..render.per_student import FilePerStudent
-from ..results import CheckResult, SubmissionResult
 from ..summary import fmt_points
 from . import Reporter
 

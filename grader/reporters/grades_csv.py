@@ -12,11 +12,11 @@ from pathlib import Path
 
 from ..assignment.bundle import Bundle
 from ..assignment.config import Assignment
-from ..lms.intake import LmsInfo
+from ..records.answers import UNANSWERED
+from ..records.lms_download import LmsInfo
+from ..records.results import RunInfo, SubmissionResult
 from ..render.csv_cells import csv_text
-from ..results import RunInfo, SubmissionResult
 from ..summary import fmt_earned, fmt_points
-from ..written.model import UNANSWERED
 from . import Reporter
 
 

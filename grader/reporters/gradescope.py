@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..records.results import SubmissionResult
 from ..render.feedback_text import check_output, checks_line, graded_elsewhere, submission_notes
 from ..render.per_student import JsonPerStudent
-from ..results import SubmissionResult
 from . import Reporter
 
 

@@ -14,15 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from ..assignment.bundle import Bundle
-from ..integrity.code import ItemCode
 from ..integrity.evidence import Work, pairs
 from ..integrity.listing import clusters, flagged, why
 from ..integrity.origins import public_matches, solution_named
 from ..integrity.page import integrity_page
 from ..integrity.public import Public, known_source_files, public_code
+from ..records.code import ItemCode
+from ..records.results import RunInfo, SubmissionResult
 from ..render.csv_cells import csv_text
 from ..render.words import counted
-from ..results import RunInfo, SubmissionResult
 from . import Needs, Reporter
 
 COLUMNS = ("student_a", "student_b", "score", "items", "evidence")

@@ -23,12 +23,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..assignment.bundle import Bundle
-from ..lms.intake import LmsInfo
 from ..lms.names import MOODLE
+from ..records.lms_download import LmsInfo
+from ..records.results import RunInfo, SubmissionResult
 from ..render.csv_cells import csv_text
 from ..render.feedback_text import check_output, checks_score, submission_notes, written_points
 from ..render.lms_columns import graded_questions, html_comment, written_column
-from ..results import RunInfo, SubmissionResult
 from ..summary import fmt_earned, fmt_points
 from . import Reporter
 

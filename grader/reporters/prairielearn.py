@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..records.results import SubmissionResult
 from ..render.feedback_text import (
     all_unusable,
     check_message,
@@ -23,7 +24,6 @@ from ..render.feedback_text import (
     submission_notes,
 )
 from ..render.per_student import JsonPerStudent
-from ..results import SubmissionResult
 from . import Reporter
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import TextIO
 
 from ..assignment.bundle import Bundle
+from ..records.results import RunInfo, SubmissionResult
 from ..render.per_student import student_file
-from ..results import RunInfo, SubmissionResult
 from . import Reporter
 
 

@@ -18,7 +18,7 @@ import os
 import time
 from pathlib import Path
 
-from ..grading.host import cgroup_dirs
+from ..cgroups import cgroup_dirs
 
 
 class CpuGroups:

@@ -12,8 +12,9 @@ import subprocess
 import sys
 from typing import Any
 
+from ..records.rung import Rung
 from ..threads import PINNED
-from .ladder import RUNG_VARIABLE, Rung, alone_in_namespace, keep_from_same_uid
+from .ladder import RUNG_VARIABLE, alone_in_namespace, keep_from_same_uid
 from .paths import PROJECT_ROOT
 from .spec import FOR_STUDENTS, Hello, SandboxError, SandboxRequest
 

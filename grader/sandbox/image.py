@@ -33,7 +33,7 @@ import sys
 import traceback
 from collections.abc import Callable
 
-from .ladder import Rung
+from ..records.rung import Rung
 from .spec import FOR_STUDENTS, Hello
 from .zygote import (
     CHILD,

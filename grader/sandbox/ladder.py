@@ -1,7 +1,8 @@
 """The sandbox's rung: what isolation this host allows (``probe``), and what each rung refuses
 at start (``imports_refused``, ``secrets_readable``). The rungs, best first: ``root-namespaces``,
-``user-namespaces``, ``landlock``, ``degraded``; docs/operators/sandbox.md says what each
-keeps from student code. Which paths a sandbox sees is ``paths``'s.
+``user-namespaces``, ``landlock``, ``degraded`` (the record, ``Rung``, is ``grader.records.rung``'s);
+docs/operators/sandbox.md says what each keeps from student code. Which paths a sandbox sees is
+``paths``'s.
 """
 
 from __future__ import annotations
@@ -9,20 +10,13 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from .. import linux
 from ..linux import CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER, CLONE_NEWUTS
+from ..records.rung import DEGRADED, LANDLOCK, ROOT_NAMESPACES, USER_NAMESPACES, Rung
 
 NAMESPACES = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID | CLONE_NEWNET
-
-# The rungs of the ladder, best first: their names, as results.json's run.sandbox.mode says them.
-ROOT_NAMESPACES = "root-namespaces"  # root: namespaces, and a uid of its own per zygote
-USER_NAMESPACES = "user-namespaces"  # any user: the same namespaces inside a user namespace
-LANDLOCK = "landlock"  # no namespaces; degraded's filter and limits, and files kept unreadable
-DEGRADED = "degraded"  # no namespaces: rlimits, a session, a subreaper, a system-call filter
-RUNGS = (ROOT_NAMESPACES, USER_NAMESPACES, LANDLOCK, DEGRADED)
 
 RUNG_VARIABLE = "ATTENTION_GRADER_SANDBOX"
 # What the variable may say: a rung to force, or "auto" (the best the host gives).
@@ -47,47 +41,6 @@ LANDLOCK_LOSES = (
     "unreadable (the reference, the checks and classmates' submissions included) and the "
     "system-call filter keeps the class safe, but submissions see the host's processes and "
     "their command lines")
-
-
-@dataclass(frozen=True)
-class Rung:
-    """The rung of the ladder this host gives its sandboxes: how they are isolated. Recorded in
-    results.json as ``run.sandbox`` (its ``mode`` there is the rung's ``name``)."""
-
-    name: str  # one of RUNGS
-    drop_uid: bool = False  # children run as a host uid of their own (only root can)
-    notes: tuple[str, ...] = ()  # what is missing and why, for the run's output
-
-    @property
-    def namespaces(self) -> bool:
-        """New PID, mount, network, IPC and UTS namespaces."""
-        return self.name in (ROOT_NAMESPACES, USER_NAMESPACES)
-
-    @property
-    def user_namespace(self) -> bool:
-        """The namespaces sit in a user namespace of their own (no root needed)."""
-        return self.name == USER_NAMESPACES
-
-    @property
-    def landlock(self) -> bool:
-        """Sandboxes restrict their own file access with Landlock."""
-        return self.name == LANDLOCK
-
-    @property
-    def without_namespaces(self) -> bool:
-        """The landlock and degraded rungs: the sandboxes share the grader's uid (unless it is root)."""
-        return not self.namespaces
-
-    def to_json(self) -> dict[str, object]:
-        return {"mode": self.name, "namespaces": self.namespaces, "drop_uid": self.drop_uid,
-                "notes": list(self.notes)}
-
-    @classmethod
-    def from_json(cls, data: dict[str, object]) -> Rung:
-        name, drop_uid, notes = data["mode"], data["drop_uid"], data["notes"]
-        if name not in RUNGS or not isinstance(notes, list):
-            raise ValueError(f"not a sandbox rung: {data!r}")
-        return cls(str(name), bool(drop_uid), tuple(str(n) for n in notes))
 
 
 def probe() -> Rung:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .ladder import Rung
+from ..records.rung import Rung
 
 # On the zygote's command line (``handles.start_zygote``): the warm modules after it are students' alone.
 FOR_STUDENTS = "--for-students"

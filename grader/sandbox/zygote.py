@@ -28,10 +28,11 @@ from typing import Any
 
 from .. import linux
 from ..linux import CLONE_NEWUSER, MADV_COLLAPSE, PR_SET_CHILD_SUBREAPER
+from ..records.rung import Rung
 from ..stop import INTERRUPTS, STOPS
 from ..threads import pin_torch
 from . import cpushare, guard
-from .ladder import NAMESPACES, Rung, imports_refused, keep_from_same_uid, probe
+from .ladder import NAMESPACES, imports_refused, keep_from_same_uid, probe
 from .spec import FOR_STUDENTS, ChildSpec, Hello, SandboxRequest
 
 # Under root, each sandbox runs as a uid of its own, from its zygote's block of UIDS_PER_ZYGOTE

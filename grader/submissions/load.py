@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..written.extract import Extracted, module_answers, notebook_answers
+from .answer_cells import Extracted, module_answers, notebook_answers
 from .files import Refused, TooLarge, read_submitted
 from .modulecells import module_cells
 from .recognise import MAX_READ, NotebookMarks, Recognised, recognise
@@ -60,7 +60,7 @@ class SourceFile:
     cells: tuple[Cell, ...]
     problem: str | None = None
     note: str | None = None  # which file was taken, when it is not the expected one
-    answers: tuple[Extracted, ...] = ()  # its written answers, as read (``grader.written.extract``)
+    answers: tuple[Extracted, ...] = ()  # its written answers, as read (``grader.submissions.answer_cells``)
 
 
 @dataclass(frozen=True)
@@ -330,7 +330,7 @@ def read_cells(path: Path, within: Path | None = None) -> tuple[Cell, ...]:
 def read_source(path: Path, within: Path | None = None,
                 questions: tuple[str, ...] = ()) -> tuple[tuple[Cell, ...], tuple[Extracted, ...]]:
     """The code cells of a notebook, or of a ``.py`` module (``module_cells``), as written, and
-    the answers to the written ``questions`` in it (``grader.written.extract``).
+    the answers to the written ``questions`` in it (``grader.submissions.answer_cells``).
 
     ``within``: the folder below which no link is followed (``read_submitted``). Raises
     ``Refused`` for a file not read (a link, not a plain file: the reason follows its name)

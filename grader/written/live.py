@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..assignment.config import Assignment
+from ..records.answers import Mark
 from .marks import MAX_FILE_BYTES, Marks, WrittenError, read_marks
-from .model import Mark
 
 ATTEMPTS = 5  # reads of a file saved while it is read, before it is taken as unreadable
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..assignment.config import Assignment
+from ..records.answers import WRITTEN_CSV_COLUMNS, Mark
 from ..render.csv_cells import cell_text
 from ..render.words import counted
-from .model import WRITTEN_CSV_COLUMNS, Mark
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # a class of thousands' marks take a few MB
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..results import SubmissionResult
+from ..records.answers import row_of
+from ..records.results import SubmissionResult
 from .marks import Marks, WrittenError
-from .model import row_of
 
 
 def merge(result: SubmissionResult, marks: Marks) -> SubmissionResult:

@@ -9,12 +9,12 @@ from pathlib import Path
 
 from ..assignment.bundle import Bundle
 from ..assignment.config import Assignment
+from ..records.answers import GRADED, LABELS, UNANSWERED, WRITTEN_CSV_COLUMNS, WrittenRow
+from ..records.results import RunInfo, SubmissionResult
 from ..render.csv_cells import csv_text
 from ..render.per_student import student_file
 from ..render.written_page import question_page
-from ..results import RunInfo, SubmissionResult
 from ..summary import fmt_points
-from .model import GRADED, LABELS, UNANSWERED, WRITTEN_CSV_COLUMNS, WrittenRow
 
 # After the columns that are read back: what the run found, for the person (not read back).
 STATUS_COLUMN = "status"

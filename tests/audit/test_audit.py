@@ -29,7 +29,7 @@ from grader.audit import (
     run_audit,
 )
 from grader.audit.diagnosis import judge_correct, judge_mutant, print_confusion
-from grader.results import SubmissionResult
+from grader.records.results import SubmissionResult
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)

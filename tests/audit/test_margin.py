@@ -4,7 +4,7 @@ it a correct alternative comes."""
 from __future__ import annotations
 
 from grader.audit.margin import Margin, alternative_margin, mutant_margin, print_alternative_margins, print_margins
-from grader.results import CheckResult, ItemResult
+from grader.records.results import CheckResult, ItemResult
 
 
 def _item(*checks: tuple[str, bool, float | None]) -> ItemResult:

@@ -11,7 +11,7 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.checks.base import CheckFailed, Trial
 from grader.checks.pictures import picture
-from grader.results import Picture
+from grader.records.results import Picture
 
 A = load_bundle(DEFAULT_ASSIGNMENT).assignment
 TRIAL = Trial(A.item("causal_mask"), "(public example)", 0, [0], runner=None)  # type: ignore[arg-type]

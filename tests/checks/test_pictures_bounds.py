@@ -10,7 +10,7 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.checks.base import Trial
 from grader.checks.pictures import picture
-from grader.results import PICTURE_ENTRIES
+from grader.records.results import PICTURE_ENTRIES
 
 A = load_bundle(DEFAULT_ASSIGNMENT).assignment
 TRIAL = Trial(A.item("causal_mask"), "(public example)", 0, [0], runner=None)  # type: ignore[arg-type]

@@ -20,7 +20,7 @@ from grader.diagnosis.diagnose import PREFIX, Diagnoser, message
 from grader.diagnosis.record import Recording
 from grader.diagnosis.replies import UNREADABLE, same
 from grader.grading.score import run_item, seed_for
-from grader.results import CheckResult, ItemResult
+from grader.records.results import CheckResult, ItemResult
 from grader.runners import serve
 from grader.runners.inprocess import InProcessRunner
 from grader.wire import ForeignArray, RaisedError

@@ -18,7 +18,7 @@ import yaml
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT, ConfigError
 from grader.grading import classrun
-from grader.grading.job import Job, SubmissionFailed
+from grader.records.job import Job, SubmissionFailed
 from grader.regrade import Previous
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from grader.grading import classrun
-from grader.grading.job import SubmissionFailed
+from grader.records.job import SubmissionFailed
 
 pytest.importorskip("torch")
 

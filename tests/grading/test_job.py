@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from grader.grading.job import Job
+from grader.records.job import Job
 
 
 def test_a_job_crosses_as_json_and_comes_back_equal():

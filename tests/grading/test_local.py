@@ -19,8 +19,8 @@ import yaml
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading.job import Job
 from grader.grading.local import local
+from grader.records.job import Job
 from grader.sandbox.image import TRUSTED_OOM_SCORE_ADJ
 
 pytest.importorskip("torch")

@@ -14,8 +14,8 @@ import pytest
 
 from grader import frames
 from grader.grading import local as local_module
-from grader.grading.job import Job, SubmissionFailed
 from grader.grading.local import _Local, _Worker
+from grader.records.job import Job, SubmissionFailed
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -12,7 +12,7 @@ from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.grading import score
 from grader.grading.score import grade_submission, seed_for
 from grader.integrity.fingerprints import definitions
-from grader.results import SubmissionResult
+from grader.records.results import SubmissionResult
 from grader.runners.inprocess import InProcessRunner
 from grader.runners.protocol import ItemOutput, ItemTimeout, LoadOutcome, RunnerLost
 from grader.submissions.load import Cell, SourceFile, Submission

@@ -10,7 +10,7 @@ from typing import Any
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.grading.writeout import ATTEMPTS, Target, write_out
-from grader.results import RunInfo
+from grader.records.results import RunInfo
 from grader.written.live import LiveMarks
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)

@@ -44,18 +44,18 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, parse_assignment, read_yaml
 from grader.frames import MAX_FRAME
 from grader.grading.score import run_item
+from grader.records.results import SubmissionResult
 from grader.render.lms_columns import html_comment
 from grader.reporters.moodle import feedback_lines
 from grader.reporters.prairielearn import results as prairielearn
-from grader.results import SubmissionResult
 from grader.runners.inprocess import InProcessRunner
 from grader.runners.serve import CELL_ERRORS
 from grader.sandbox.ladder import DEGRADED, probe
 from grader.sandbox.paths import PROJECT_ROOT
 from grader.sandbox.zygote import uid_block
+from grader.submissions.answer_cells import MAX_ANSWER_CHARS
 from grader.submissions.load import Cell, SourceFile
 from grader.wire import ERROR_CHARS
-from grader.written.extract import MAX_ANSWER_CHARS
 
 # The expected grades cover the torch notebook too.
 pytest.importorskip("torch")

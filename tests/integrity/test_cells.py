@@ -12,8 +12,8 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.integrity.cells import within
 from grader.integrity.fingerprints import definitions
+from grader.records.results import NotebookResult, RunInfo, SubmissionResult
 from grader.reporters import open_reporter
-from grader.results import NotebookResult, RunInfo, SubmissionResult
 from grader.submissions.load import Cell
 from grader.submissions.modulecells import MAX_SPLIT_CHARS
 

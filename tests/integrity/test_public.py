@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.integrity.code import ItemCode
 from grader.integrity.evidence import Work
 from grader.integrity.fingerprints import definitions
 from grader.integrity.origins import public_matches
 from grader.integrity.public import Public, public_code
+from grader.records.code import ItemCode
 from grader.submissions.load import Cell
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)

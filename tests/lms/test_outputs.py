@@ -10,9 +10,9 @@ from pathlib import Path
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.lms.intake import LmsInfo, LmsStudent
+from grader.records.lms_download import LmsInfo, LmsStudent
+from grader.records.results import RunInfo, zero_submission
 from grader.reporters import open_reporter
-from grader.results import RunInfo, zero_submission
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", "root-namespaces", True, True, (), "today")

@@ -33,7 +33,7 @@ from nbgrader_support import (
 
 from grader.nbgrader.course import open_course
 from grader.nbgrader.manual import marks_from_gradebook
-from grader.written.model import answer_digest
+from grader.records.answers import answer_digest
 
 pytest.importorskip("torch")
 pytest.importorskip("nbgrader")

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from grader.records.results import PICTURE_ENTRIES, Picture
 from grader.render.html import picture_figure
-from grader.results import PICTURE_ENTRIES, Picture
 
 CAUSAL = tuple(tuple(1.0 if j <= i else 0.0 for j in range(4)) for i in range(4))
 

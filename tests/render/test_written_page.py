@@ -12,8 +12,8 @@ from html.parser import HTMLParser
 import pytest
 
 from grader.assignment.config import RubricItem, WrittenQuestion
+from grader.records.answers import WRITTEN_CSV_COLUMNS, Answer, Mark, WrittenRow, answer_digest
 from grader.render.written_page import question_page
-from grader.written.model import WRITTEN_CSV_COLUMNS, Answer, Mark, WrittenRow, answer_digest
 
 QUESTION = WrittenQuestion("quadratic_cost", "attention_numpy", 2.0, "Why does self-attention cost O(n²)?",
                            (RubricItem("time", 1.0, "every query against every key"),

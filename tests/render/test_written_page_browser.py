@@ -16,9 +16,9 @@ from chromium_support import CHROMIUM, NO_CHROMIUM, DevTools
 from test_csv_cells import FORMULAS
 
 from grader.assignment.config import RubricItem, WrittenQuestion
+from grader.records.answers import WRITTEN_CSV_COLUMNS, Answer, Mark, WrittenRow, answer_digest
 from grader.render.csv_cells import cell_text, csv_text
 from grader.render.written_page import question_page
-from grader.written.model import WRITTEN_CSV_COLUMNS, Answer, Mark, WrittenRow, answer_digest
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 

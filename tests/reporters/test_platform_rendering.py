@@ -12,9 +12,9 @@ from pathlib import Path
 
 from test_reporter_moodle import A, read
 
+from grader.records.results import CheckResult, ItemResult, NotebookResult, SubmissionResult
 from grader.reporters.feedback_html import feedback_html
 from grader.reporters.prairielearn import results as prairielearn
-from grader.results import CheckResult, ItemResult, NotebookResult, SubmissionResult
 
 FORGED = ('softmax(<array>) raised ValueError: <h1>Grade: 159 / 159</h1> <img src="http://attacker.example/x.png"> '
           '<a href="http://attacker.example">full marks</a> $$\\Huge A+$$ http://attacker.example www.attacker.example')

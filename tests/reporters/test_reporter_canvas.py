@@ -10,10 +10,10 @@ import pytest
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.lms.intake import LmsInfo, LmsStudent
+from grader.records.lms_download import LmsInfo, LmsStudent
+from grader.records.results import RunInfo, SubmissionResult
 from grader.reporters import open_reporter
 from grader.reporters.canvas import CanvasGradebookError
-from grader.results import RunInfo, SubmissionResult
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 MAX = f"{BUNDLE.assignment.max_score:g}"  # the gradebook's points possible agree: no rescale note

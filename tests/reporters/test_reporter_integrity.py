@@ -18,9 +18,9 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.integrity.fingerprints import definitions
 from grader.outdir import RECORD
+from grader.records.results import NotebookResult, RunInfo, SubmissionResult
 from grader.reporters import open_reporter
 from grader.reporters.integrity import COLUMNS
-from grader.results import NotebookResult, RunInfo, SubmissionResult
 from grader.submissions.load import Cell
 
 pytest.importorskip("torch")

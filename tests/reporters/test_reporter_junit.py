@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from test_reporters import BUNDLE, RUN, result
 
+from grader.records.results import CheckResult
 from grader.reporters import open_reporter
-from grader.results import CheckResult
 
 junitparser = pytest.importorskip("junitparser")
 xmlschema = pytest.importorskip("xmlschema")

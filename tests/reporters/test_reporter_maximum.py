@@ -8,11 +8,11 @@ from pathlib import Path
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.records.answers import Answer, Mark, row_of
+from grader.records.results import RunInfo, SubmissionResult
 from grader.reporters import open_reporter
 from grader.reporters.gradescope import results as gradescope_results
 from grader.reporters.moodle import feedback_lines
-from grader.results import RunInfo, SubmissionResult
-from grader.written.model import Answer, Mark, row_of
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment

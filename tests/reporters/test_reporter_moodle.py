@@ -8,10 +8,10 @@ from pathlib import Path
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.lms.intake import LmsInfo, LmsStudent
+from grader.records.lms_download import LmsInfo, LmsStudent
+from grader.records.results import CheckResult, ItemResult, NotebookResult, RunInfo, SubmissionResult, zero_submission
 from grader.reporters import open_reporter
 from grader.reporters.moodle import FEEDBACK_LINES, feedback_lines
-from grader.results import CheckResult, ItemResult, NotebookResult, RunInfo, SubmissionResult, zero_submission
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment

@@ -11,9 +11,9 @@ import jsonschema
 import pytest
 from test_reporters import BUNDLE, RUN, result
 
+from grader.records.results import NotebookResult, zero_submission
 from grader.render.filenames import safe_name
 from grader.reporters import open_reporter
-from grader.results import NotebookResult, zero_submission
 
 # https://prairielearn.readthedocs.io/en/latest/externalGrading/#grading-results: what a
 # grader writes to /grade/results/results.json. Only `gradable` is required; `score` is a

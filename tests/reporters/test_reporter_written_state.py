@@ -9,12 +9,12 @@ from pathlib import Path
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.records.answers import Answer, Mark, answer_digest, row_of
+from grader.records.results import RunInfo, SubmissionResult
 from grader.reporters import open_reporter
 from grader.reporters.feedback_html import feedback_html
 from grader.reporters.feedback_md import feedback
-from grader.results import RunInfo, SubmissionResult
 from grader.summary import GRADE_IN_FOLDER, GRADE_IN_FORMGRADER, Tally
-from grader.written.model import Answer, Mark, answer_digest, row_of
 
 A = load_bundle(DEFAULT_ASSIGNMENT).assignment
 RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", "root-namespaces", True, True, (), "today")

@@ -11,14 +11,14 @@ from markdown_support import rendered, shown
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.integrity.code import ItemCode
+from grader.records.code import ItemCode
+from grader.records.results import CheckResult, ItemResult, NotebookResult, Picture, RunInfo, SubmissionResult
 from grader.render.feedback_text import NOT_ATTEMPTED
 from grader.reporters import CORE_REPORTERS, REPORTERS, junit_xml, open_reporter
 from grader.reporters.feedback_md import feedback
 from grader.reporters.gradescope import results as gradescope
 from grader.reporters.moodle import feedback_lines
 from grader.reporters.prairielearn import results as prairielearn
-from grader.results import CheckResult, ItemResult, NotebookResult, Picture, RunInfo, SubmissionResult
 from grader.summary import Tally
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)

@@ -20,9 +20,9 @@ from chromium_support import CHROMIUM, FLAGS, NO_CHROMIUM
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.grading.score import grade_submission
+from grader.records.results import RunInfo, SubmissionResult
 from grader.reporters import REPORTERS, feed, open_reporter, reporter_class
 from grader.reporters.class_report import message_pattern
-from grader.results import RunInfo, SubmissionResult
 from grader.runners.inprocess import InProcessRunner
 from grader.submissions.load import Cell, SourceFile, Submission
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sandbox_support import LIMITS, Box, processes_of_uids
 
-from grader.grading.host import cgroup_dirs
+from grader.cgroups import cgroup_dirs
 from grader.sandbox import cpushare
 
 pytestmark = pytest.mark.timeout(120)

@@ -7,13 +7,14 @@ import os
 
 import pytest
 
+from grader.records.rung import DEGRADED, LANDLOCK, ROOT_NAMESPACES, RUNGS, USER_NAMESPACES, Rung
 from grader.sandbox import ladder
 
 
 def test_the_fallback_can_be_forced_and_says_so(monkeypatch):
     monkeypatch.setenv(ladder.RUNG_VARIABLE, "degraded")
     rung = ladder.probe()
-    assert rung.name == ladder.DEGRADED and rung.without_namespaces
+    assert rung.name == DEGRADED and rung.without_namespaces
     assert not rung.namespaces and rung.drop_uid == (os.geteuid() == 0)
     assert len(rung.notes) == 1 and ladder.RUNG_VARIABLE in rung.notes[0]
     # A root grader's sandboxes still get a uid of their own, and file permissions keep the secrets.
@@ -30,12 +31,12 @@ def test_an_unknown_sandbox_mode_is_an_error(monkeypatch):
 def test_auto_climbs_to_the_best_rung_the_host_gives(monkeypatch):
     monkeypatch.setenv(ladder.RUNG_VARIABLE, "auto")
     rung = ladder.probe()
-    assert rung.name in ladder.RUNGS
+    assert rung.name in RUNGS
     assert rung.without_namespaces == bool(rung.notes)
     if os.geteuid() == 0:
-        assert rung.name != ladder.USER_NAMESPACES
+        assert rung.name != USER_NAMESPACES
     else:
-        assert rung.name != ladder.ROOT_NAMESPACES
+        assert rung.name != ROOT_NAMESPACES
         assert not rung.drop_uid
 
 
@@ -49,7 +50,7 @@ def test_a_rung_the_host_cannot_give_is_a_one_line_error_not_a_step_down(monkeyp
 def test_each_rung_the_host_gives_can_be_forced(monkeypatch):
     monkeypatch.setenv(ladder.RUNG_VARIABLE, "auto")
     best = ladder.probe()
-    forced = {ladder.ROOT_NAMESPACES: "root", ladder.USER_NAMESPACES: "user"}
+    forced = {ROOT_NAMESPACES: "root", USER_NAMESPACES: "user"}
     if best.name in forced:
         monkeypatch.setenv(ladder.RUNG_VARIABLE, forced[best.name])
         assert ladder.probe() == best
@@ -64,20 +65,20 @@ def test_the_landlock_rung_is_given_where_the_kernel_has_it(monkeypatch):
             ladder.probe()
         return
     rung = ladder.probe()
-    assert rung.name == ladder.LANDLOCK and rung.landlock and rung.without_namespaces
+    assert rung.name == LANDLOCK and rung.landlock and rung.without_namespaces
     assert not rung.namespaces and ladder.LANDLOCK_LOSES in rung.notes[0]
 
 
 def test_a_rung_round_trips_through_json():
-    for name in ladder.RUNGS:
-        notes = ("a note",) if name in (ladder.LANDLOCK, ladder.DEGRADED) else ()
-        record = ladder.Rung(name, name == ladder.ROOT_NAMESPACES, notes)
+    for name in RUNGS:
+        notes = ("a note",) if name in (LANDLOCK, DEGRADED) else ()
+        record = Rung(name, name == ROOT_NAMESPACES, notes)
         data = record.to_json()
-        namespaces = name in (ladder.ROOT_NAMESPACES, ladder.USER_NAMESPACES)
+        namespaces = name in (ROOT_NAMESPACES, USER_NAMESPACES)
         assert data["mode"] == name and data["namespaces"] == namespaces
-        assert ladder.Rung.from_json(data) == record
+        assert Rung.from_json(data) == record
     with pytest.raises(ValueError):
-        ladder.Rung.from_json({"mode": "chroot", "drop_uid": False, "notes": []})
+        Rung.from_json({"mode": "chroot", "drop_uid": False, "notes": []})
 
 
 def test_the_cli_names_a_rung_it_cannot_give_in_one_line(tmp_path):

@@ -9,11 +9,11 @@ import pytest
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
+from grader.records.answers import WRITTEN_CSV_COLUMNS, Answer, Mark, row_of
+from grader.records.results import NotebookResult, SubmissionResult
 from grader.render.csv_cells import csv_text
-from grader.results import NotebookResult, SubmissionResult
 from grader.written.marks import WrittenError, read_marks
 from grader.written.merge import merge
-from grader.written.model import WRITTEN_CSV_COLUMNS, Answer, Mark, row_of
 
 ASSIGNMENT = load_bundle(DEFAULT_ASSIGNMENT).assignment
 STUDENTS = {"ada", "=grace"}

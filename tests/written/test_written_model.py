@@ -1,11 +1,11 @@
-"""The one model of a written answer's state (``grader.written.model``): what each state counts,
+"""The one model of a written answer's state (``grader.records.answers``): what each state counts,
 and the one tally every output shows."""
 
 from __future__ import annotations
 
 import pytest
 
-from grader.written.model import (
+from grader.records.answers import (
     AWAITING,
     CHANGED,
     GRADED,

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.results import NotebookResult, RunInfo, SubmissionResult, zero_submission
+from grader.records.answers import Answer, Mark, row_of
+from grader.records.results import NotebookResult, RunInfo, SubmissionResult, zero_submission
 from grader.written.marks import Given, Marks, read_marks
 from grader.written.merge import merge
-from grader.written.model import Answer, Mark, row_of
 from grader.written.outputs import WrittenOutputs
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)

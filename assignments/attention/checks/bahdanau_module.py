@@ -23,7 +23,7 @@ from grader.checks.base import Trial
 from grader.checks.expect import expect_close, expect_shape
 from grader.checks.inputs import random_mask
 from grader.checks.pictures import picture
-from grader.results import Picture
+from grader.records.results import Picture
 
 from . import REGISTRY, check
 from .example_support import public_linear_state, public_rng

@@ -20,7 +20,7 @@ from grader.checks.base import CheckFailed, Trial, close_mask, discrepancy
 from grader.checks.expect import expect_close, expect_raises, expect_shape
 from grader.checks.inputs import random_mask
 from grader.checks.pictures import picture
-from grader.results import Picture
+from grader.records.results import Picture
 
 from . import REGISTRY, check
 from .example_support import LUONG_METHODS, public_linear_state, public_rng

@@ -11,7 +11,7 @@ import numpy as np
 from grader.checks.base import Args, CheckFailed, Trial
 from grader.checks.expect import expect_bool, expect_output
 from grader.checks.pictures import picture
-from grader.results import Picture
+from grader.records.results import Picture
 from reference import attention_numpy as ref
 
 from . import REGISTRY, check

@@ -13,7 +13,7 @@ import numpy as np
 from grader.checks.base import CheckFailed, ModuleReply, Trial, as_array
 from grader.checks.expect import expect_close, expect_raises, expect_shape
 from grader.checks.pictures import picture
-from grader.results import Picture
+from grader.records.results import Picture
 
 from . import REGISTRY, check
 from .example_support import QK, once, part_of, public_linear_state, public_rng

@@ -16,7 +16,7 @@ import numpy as np
 from grader.checks.base import Args, CheckFailed, Trial, as_array, discrepancy
 from grader.checks.expect import expect_close, expect_floating, expect_output, expect_raises, expect_shape
 from grader.checks.pictures import picture
-from grader.results import Picture
+from grader.records.results import Picture
 from reference import attention_numpy as ref
 
 from . import REGISTRY, check

@@ -14,7 +14,7 @@ import numpy as np
 from grader.checks.base import CheckFailed, ModuleReply, Trial, as_array, close_mask, discrepancy
 from grader.checks.expect import expect_close, expect_floating, expect_shape
 from grader.checks.pictures import picture
-from grader.results import Picture
+from grader.records.results import Picture
 from reference import attention_numpy as ref_np
 
 from . import REGISTRY, check

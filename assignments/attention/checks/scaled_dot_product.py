@@ -17,7 +17,7 @@ from grader.checks.base import Args, CheckFailed, Trial, close_mask, discrepancy
 from grader.checks.expect import expect_close, expect_finite, expect_shape
 from grader.checks.inputs import random_mask
 from grader.checks.pictures import picture
-from grader.results import Picture
+from grader.records.results import Picture
 from reference import attention_numpy as ref
 
 from . import REGISTRY, check

@@ -17,7 +17,7 @@ from bundle_support import BUNDLE_PATH
 from grader.assignment.bundle import load_bundle
 from grader.assignment.catalogue import load_catalogue
 from grader.checks.reference_cache import _REFERENCE_CACHE
-from grader.results import ItemResult
+from grader.records.results import ItemResult
 
 NOTEBOOK = "attention_numpy"
 BUNDLE = load_bundle(BUNDLE_PATH)

@@ -16,7 +16,7 @@ from bundle_support import BUNDLE_PATH  # noqa: E402
 
 from grader.assignment.bundle import load_bundle  # noqa: E402
 from grader.assignment.catalogue import load_catalogue  # noqa: E402
-from grader.results import ItemResult  # noqa: E402
+from grader.records.results import ItemResult  # noqa: E402
 
 NOTEBOOK = "attention_torch"
 TORCH_ITEMS = tuple(item.name for item in load_bundle(BUNDLE_PATH).assignment.items_of(NOTEBOOK))

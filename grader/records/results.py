@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .assignment.config import Assignment, Item
-from .integrity.code import ItemCode
-from .lms.intake import LmsInfo
-from .written.model import UNANSWERED, Answer, Mark, WrittenRow, row_of
+from ..assignment.config import Assignment, Item
+from .answers import UNANSWERED, Answer, Mark, WrittenRow, row_of
+from .code import ItemCode
+from .lms_download import LmsInfo
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """An item's code as the report compares it, and its JSON form: import-light (no numpy, no
-``ast``), for the result that carries it from the worker (``grader.results``) to the report."""
+``ast``), for the result that carries it from the worker (``grader.records.results``) to the report."""
 
 from __future__ import annotations
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from grader.submissions.answer_cells import MAX_ANSWER_CHARS, Extracted, module_answers, notebook_answers
 from grader.submissions.load import load_submission, read_source
-from grader.written.extract import MAX_ANSWER_CHARS, Extracted, module_answers, notebook_answers
 
 QUESTIONS = ("quadratic_cost", "luong_compare")
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .model import is_answer
+from ..records.answers import is_answer
 
 MAX_ANSWER_CHARS = 20_000  # a real answer is a paragraph; the rest would only cost every output
 
