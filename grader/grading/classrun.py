@@ -281,10 +281,8 @@ def _grade_class(bundle: Bundle, workers: Workers, seed: int | None, settled: _S
     with prepare_run(bundle, settled.taken.class_dir, len(folders), seed=seed, workers=workers, asks=settled.asks,
                      log=log) as run:
         lms = settled.taken.lms
-        rung = run.rung
-        info = RunInfo(seed=run.job.seed, assignment=str(bundle.assignment.path), class_dir=str(settled.given),
-                       grader_version=__version__, jobs=workers.count, scheduler=workers.scheduler,
-                       sandbox=rung.name, namespaces=rung.namespaces, drop_uid=rung.drop_uid, notes=rung.notes,
+        info = RunInfo(seed=run.job.seed, assignment=str(bundle.assignment.path), given=str(settled.given),
+                       grader_version=__version__, jobs=workers.count, scheduler=workers.scheduler, rung=run.rung,
                        started=time.strftime("%Y-%m-%dT%H:%M:%S%z"), lms=lms)
         results = []
         for done, result in enumerate(grade(run, folders, log), start=1):

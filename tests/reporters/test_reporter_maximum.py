@@ -10,13 +10,14 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.records.answers import Answer, Mark, row_of
 from grader.records.results import RunInfo, SubmissionResult
+from grader.records.rung import Rung
 from grader.reporters import open_reporter
 from grader.reporters.gradescope import results as gradescope_results
 from grader.reporters.moodle import feedback_lines
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment
-RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", "root-namespaces", True, True, (), "today")
+RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", Rung("root-namespaces", True), "today")
 
 
 def with_written(student: str) -> SubmissionResult:

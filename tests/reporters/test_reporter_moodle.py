@@ -10,13 +10,14 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.records.lms_download import LmsInfo, LmsStudent
 from grader.records.results import CheckResult, ItemResult, NotebookResult, RunInfo, SubmissionResult, zero_submission
+from grader.records.rung import Rung
 from grader.reporters import open_reporter
 from grader.reporters.moodle import FEEDBACK_LINES, feedback_lines
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment
 MAX, BUT_SOFTMAX = f"{A.max_score:g}", f"{A.max_score - A.item('softmax').points:g}"
-RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", "root-namespaces", True, True, (), "today")
+RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", Rung("root-namespaces", True), "today")
 
 
 def result(student: str, failing: tuple[str, ...] = ()) -> SubmissionResult:

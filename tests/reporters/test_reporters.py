@@ -13,6 +13,7 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.records.code import ItemCode
 from grader.records.results import CheckResult, ItemResult, NotebookResult, Picture, RunInfo, SubmissionResult
+from grader.records.rung import Rung
 from grader.render.feedback_text import NOT_ATTEMPTED
 from grader.reporters import CORE_REPORTERS, REPORTERS, junit_xml, open_reporter
 from grader.reporters.feedback_md import feedback
@@ -25,7 +26,7 @@ BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment
 CODE = ItemCode("softmax", "def softmax(x):\n    return x", "code cell 1", ((2**64 - 1, 1, 2),),
                 frozenset({"causal_mask"}))
-RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", "root-namespaces", True, True, ("a note",), "today")
+RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", Rung("root-namespaces", True, ("a note",)), "today")
 
 
 def result(student: str, failing: str | None = None) -> SubmissionResult:

@@ -21,6 +21,7 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.grading.score import grade_submission
 from grader.records.results import RunInfo, SubmissionResult
+from grader.records.rung import Rung
 from grader.reporters import REPORTERS, feed, open_reporter, reporter_class
 from grader.reporters.class_report import message_pattern
 from grader.runners.inprocess import InProcessRunner
@@ -28,7 +29,7 @@ from grader.submissions.load import Cell, SourceFile, Submission
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment
-RUN = RunInfo(7, "a.yaml", "class", "0", 1, "local", "root-namespaces", True, True, (), "today")
+RUN = RunInfo(7, "a.yaml", "class", "0", 1, "local", Rung("root-namespaces", True), "today")
 MUTANTS = BUNDLE.catalogue_dir / "mutants"
 HTML_REPORTERS = ("markdown", "html", "report")
 
