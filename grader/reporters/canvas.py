@@ -135,7 +135,7 @@ class CanvasGradebook(Reporter):
         self.book = Gradebook(Path(gradebook), column)
         self.missing = missing
         self.lms: LmsInfo | None = None
-        self.max_score = 0.0  # the checks' points: the assignment column's maximum
+        self.items_points = 0.0  # the checks' points: the assignment column's maximum
         self.written_points = 0.0  # the written answers', in columns of their own
         self.scores: dict[int, float] = {}  # gradebook row -> score
         self.written: dict[int, dict[str, float]] = {}  # gradebook row -> written answer -> points, once graded
@@ -145,7 +145,7 @@ class CanvasGradebook(Reporter):
 
     def start(self, bundle: Bundle, run: RunInfo) -> None:
         self.lms = run.lms if run.lms is not None and run.lms.system == CANVAS else None
-        self.max_score = bundle.assignment.max_score
+        self.items_points = bundle.assignment.items_points
         self.written_points = bundle.assignment.written_points
         self.questions = tuple(question.id for question in bundle.assignment.written)
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -184,7 +184,7 @@ class CanvasGradebook(Reporter):
         if not self.written_points:
             return " (as in grades.csv)"
         return (f" (the checks' points; the written answers' {fmt_points(self.written_points)} are in columns of "
-                f"their own: {fmt_points(self.max_score + self.written_points)} in all, grades.csv's max_score)")
+                f"their own: {fmt_points(self.items_points + self.written_points)} in all, grades.csv's max_score)")
 
     def summary_lines(self) -> list[str]:
         book = self.book
@@ -194,9 +194,9 @@ class CanvasGradebook(Reporter):
                  f"of the gradebook; {without} without a submission "
                  + ("given 0" if self.missing == "zero" else "left blank")]
         possible = book.points_possible()
-        if possible is not None and possible != fmt_points(self.max_score):
+        if possible is not None and possible != fmt_points(self.items_points):
             lines.append(f"  note: Canvas says the column is worth {possible} points; the scores are out of "
-                         f"{fmt_points(self.max_score)}, not rescaled{self._whole()}")
+                         f"{fmt_points(self.items_points)}, not rescaled{self._whole()}")
         if self.unmatched:
             lines.append(f"  submissions that match no student of the gradebook ({len(self.unmatched)}): "
                          + ", ".join(sorted(self.unmatched)))

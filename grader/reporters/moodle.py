@@ -64,18 +64,18 @@ class MoodleGrades(Reporter):
         # (student, the row, its written answers' points once graded)
         self.rows: list[tuple[str, list[str], dict[str, float]]] = []
         self.questions: tuple[str, ...] = ()
-        self.max_score = 0.0
+        self.items_points = 0.0
 
     def start(self, bundle: Bundle, run: RunInfo) -> None:
         self.lms = run.lms if run.lms is not None and run.lms.system == MOODLE else None
-        self.max_score = bundle.assignment.max_score
+        self.items_points = bundle.assignment.items_points
         self.questions = tuple(question.id for question in bundle.assignment.written)
         self.path.parent.mkdir(parents=True, exist_ok=True)
 
     def add(self, result: SubmissionResult) -> None:
         found = self.lms.student(result.student) if self.lms is not None else None
         identifier, name = (f"Participant {found.lms_id}", found.name) if found else (result.student, result.student)
-        row = [identifier, name, fmt_points(result.items_score), fmt_points(self.max_score),
+        row = [identifier, name, fmt_points(result.items_score), fmt_points(self.items_points),
                html_comment(feedback_lines(result))]
         self.rows.append((result.student, row, result.written_earned))
 

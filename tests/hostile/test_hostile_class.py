@@ -1160,7 +1160,7 @@ def test_honest_rows_are_byte_identical_to_a_run_without_the_hostile_students(co
     for name in HONEST:
         assert corpus.hostile.lines[name] == corpus.honest.lines[name], name
     # Every item's points; its written answers await a grader.
-    assert corpus.honest.grades["honest_ref"]["score"] == corpus.assignment.max_score
+    assert corpus.honest.grades["honest_ref"]["score"] == corpus.assignment.items_points
     partial = corpus.honest.grades["honest_partial"]
     assert 0 < partial["score"] < partial["max_score"]
 

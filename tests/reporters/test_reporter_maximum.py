@@ -51,6 +51,6 @@ def test_moodle_gradescope_and_prairielearn_say_their_155_is_the_checks():
     reporter = open_reporter("prairielearn", Path("unused"))
     assert reporter.render(student)["message"] == "Score: 147 / 155 for the checks"
     # A bundle without written answers has one maximum: its score line is as it was.
-    plain = SubmissionResult("ada", 147.0, A.max_score, (), (), 0.0)
+    plain = SubmissionResult("ada", 147.0, A.items_points, (), (), 0.0)
     assert feedback_lines(plain)[0] == "Score: 147 / 155"
     assert gradescope_results(plain)["output"] == "Score: 147 / 155"

@@ -16,7 +16,7 @@ from grader.reporters.moodle import FEEDBACK_LINES, feedback_lines
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment
-MAX, BUT_SOFTMAX = f"{A.max_score:g}", f"{A.max_score - A.item('softmax').points:g}"
+MAX, BUT_SOFTMAX = f"{A.items_points:g}", f"{A.items_points - A.item('softmax').points:g}"
 RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", Rung("root-namespaces", True), "today")
 
 
@@ -29,7 +29,7 @@ def result(student: str, failing: tuple[str, ...] = ()) -> SubmissionResult:
         items.append(ItemResult(item.name, item.notebook, item.points, sum(c.earned for c in checks), checks, "", 0,
                                 None))
     notebooks = (NotebookResult("attention_numpy", "attention_numpy.ipynb", None, (), ""),)
-    return SubmissionResult(student, sum(i.earned for i in items), A.max_score, tuple(items), notebooks, 0.1)
+    return SubmissionResult(student, sum(i.earned for i in items), A.items_points, tuple(items), notebooks, 0.1)
 
 
 def read(out: Path, results: list[SubmissionResult], run: RunInfo = RUN) -> list[dict[str, str]]:

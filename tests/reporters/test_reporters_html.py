@@ -181,7 +181,7 @@ def test_the_median_time_of_an_even_class_is_the_mean_of_the_middle_two(tmp_path
     report = open_reporter("report", tmp_path)
     report.start(BUNDLE, RUN)
     for name, seconds in (("a", 0.66), ("b", 0.94), ("c", 1.16), ("d", 1.22)):
-        report.add(SubmissionResult(name, 0.0, A.max_score, (), (), seconds))
+        report.add(SubmissionResult(name, 0.0, A.items_points, (), (), seconds))
     report.close()
     assert "Median 1.05 s, longest 1.22 s" in read(tmp_path / "report.html")
 
