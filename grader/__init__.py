@@ -12,7 +12,8 @@ each module with its first sentence):
     nbgrader        nbgrader's course: the release, its gradebook, `grade --nbgrader`
     studentcheck    the students' check.py: generated from the public checks, and its runtime
     gradescope_zip  `gradescope`: the autograder zip, and the run its run_autograder does
-    grading         `grade`: the class run, its pools and workers, one submission scored
+    run             `grade` in the main process: the plan, intake, the pools, the outputs written
+    worker          a trusted worker's process: its bundle and zygote, one submission scored
     reporters       one module per --format, each fed the stream of results
     regrade         a run compared with the one it replaces in the output folder
     integrity       who shared work: code fingerprinted, replies digested, pairs scored, the page

@@ -13,9 +13,9 @@ from typing import NoReturn
 from . import __version__
 from .assignment.config import DEFAULT_ASSIGNMENT, ConfigError
 from .extras import require_dependencies, require_extra
-from .grading.plan import COURSE, Outputs, RunPlan, ToGrade, WorkerPlan
 from .reporters import CORE_REPORTERS, OLD_NAMES, REPORTERS, options_given, with_core
 from .reporters import add_options as add_reporter_options
+from .run.plan import COURSE, Outputs, RunPlan, ToGrade, WorkerPlan
 from .sandbox.spec import SandboxError
 from .stop import STOPPED, ending, stopped_by_signals
 from .summary import GRADE_IN_FOLDER, GRADE_IN_FORMGRADER
@@ -194,7 +194,7 @@ def _plan(args: argparse.Namespace) -> RunPlan:
 
 
 def _grade(args: argparse.Namespace) -> int:
-    from .grading.classrun import run_plan
+    from .run.classrun import run_plan
 
     bar = None
     graded = "no"

@@ -41,7 +41,7 @@ import yaml
 from . import __version__
 from .assignment.bundle import Bundle, bundle_yaml, read_outline
 from .assignment.config import Assignment, read_yaml
-from .grading.plan import SUBMISSION, Outputs, RunPlan, ToGrade, WorkerPlan
+from .run.plan import SUBMISSION, Outputs, RunPlan, ToGrade, WorkerPlan
 from .stop import ending, stopped_by_signals
 from .summary import fmt_points
 
@@ -196,7 +196,7 @@ def _add_tree(files: dict[str, Path], folder: Path, prefix: str) -> None:
 
 def run_autograder(root: Path) -> int:
     """Grade ``root/submission`` (one student) and write ``root/results/results.json``."""
-    from .grading.classrun import run_plan
+    from .run.classrun import run_plan
 
     results = root / "results"
     results.mkdir(parents=True, exist_ok=True)

@@ -19,8 +19,8 @@ from ..assignment.bundle import Bundle, load_bundle
 from ..assignment.catalogue import Entry, load_catalogue, write_submission
 from ..assignment.config import DEFAULT_ASSIGNMENT
 from ..authoring.new_item import unwritten_references
-from ..grading.classrun import grade, prepare_run
 from ..records.results import ItemResult, SubmissionResult
+from ..run.classrun import grade, prepare_run
 from ..submissions.load import discover
 from .diagnosis import DiagnosisCase, judge_correct, judge_mutant
 from .margin import Margin, alternative_margin, mutant_margin

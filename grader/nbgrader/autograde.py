@@ -11,7 +11,7 @@ from typing import Any
 
 from ..assignment.bundle import load_bundle
 from ..extras import require_extra
-from ..grading.plan import COURSE, RunPlan, ToGrade
+from ..run.plan import COURSE, RunPlan, ToGrade
 from .course import open_course
 from .gradebook import NbgraderGradebook
 from .manual import check_typed_marks, marks_from_gradebook
@@ -26,11 +26,11 @@ class CourseRun:
 def grade_course(plan: RunPlan, progress: Callable[[int, int], None] | None = None) -> CourseRun:
     """``grade --nbgrader COURSE_DIR``: grade the submissions of the course ``plan.to_grade``
     names (``below``: the assignment's id, by default the bundle's name) as ``plan`` says
-    (``grader.grading.classrun.run_plan``), write the scores into its gradebook and the
+    (``grader.run.classrun.run_plan``), write the scores into its gradebook and the
     ``autograded/`` notebooks formgrader shows. ``out_dir``: by default
     ``COURSE_DIR/grader-reports/ASSIGNMENT_ID``."""
     require_extra("nbgrader", "course", "--nbgrader")
-    from ..grading.classrun import run_plan
+    from ..run.classrun import run_plan
 
     outputs = plan.outputs
     if outputs.written:  # marks merged here only would be taken back by the next regrade

@@ -1,5 +1,5 @@
 """An nbgrader course folder: its configuration, and nbgrader's own tools on PATH (its
-submissions of one assignment come in as a class folder by ``grader.grading.intake``)."""
+submissions of one assignment come in as a class folder by ``grader.run.intake``)."""
 
 from __future__ import annotations
 

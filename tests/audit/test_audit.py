@@ -291,9 +291,9 @@ def test_report_names_misses_and_survivors() -> None:
 # ---- a weakened check set fails the audit -------------------------------------------------
 
 def _caught_by_in_process(assignment, entry, seed: int) -> list[str]:  # type: ignore[no-untyped-def]
-    from grader.grading.score import run_item
     from grader.runners.inprocess import InProcessRunner
     from grader.submissions.load import Cell, SourceFile
+    from grader.worker.score import run_item
 
     source = reference_source(entry.notebook) + "\n\n" + entry.code
     runner = InProcessRunner.from_source(SourceFile(entry.notebook, f"{entry.notebook}.py", (Cell(1, source),)),

@@ -46,7 +46,7 @@ WORKER = """
 import resource, sys
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading.score import _code
+from grader.worker.score import _code
 from grader.submissions.load import Cell, SourceFile
 sys.path.insert(0, "tests/integrity")
 from test_cells import HONEST, huge

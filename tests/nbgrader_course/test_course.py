@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from grader.grading.intake import course_view
 from grader.nbgrader.course import Course
+from grader.run.intake import course_view
 from grader.submissions.load import discover, load_submission
 
 NOTEBOOKS = ("attention_numpy", "attention_torch")

@@ -19,13 +19,13 @@ from chromium_support import CHROMIUM, FLAGS, NO_CHROMIUM
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading.score import grade_submission
 from grader.records.results import RunInfo, SubmissionResult
 from grader.records.rung import Rung
 from grader.reporters import REPORTERS, feed, open_reporter, reporter_class
 from grader.reporters.class_report import message_pattern
 from grader.runners.inprocess import InProcessRunner
 from grader.submissions.load import Cell, SourceFile, Submission
+from grader.worker.score import grade_submission
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment

@@ -24,7 +24,7 @@ SUBMISSION = "submission"  # one student's folder (Gradescope's), graded under a
 
 @dataclass(frozen=True)
 class ToGrade:
-    """What to grade, as it was given: ``path`` read by its ``layout`` (``grader.grading.intake``).
+    """What to grade, as it was given: ``path`` read by its ``layout`` (``grader.run.intake``).
     ``below``: with ``COURSE``, the assignment's folder in each student's; with ``SUBMISSION``,
     the student's id."""
 
@@ -77,7 +77,7 @@ NO_ASKS = Asks()  # the scores alone, with the diagnoses
 
 @dataclass(frozen=True)
 class RunPlan:
-    """Everything a class run was asked (``grader.grading.classrun.run_plan``)."""
+    """Everything a class run was asked (``grader.run.classrun.run_plan``)."""
 
     to_grade: ToGrade
     outputs: Outputs

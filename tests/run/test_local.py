@@ -1,4 +1,4 @@
-"""The local pool (``grader.grading.local``): its workers and their zygotes are forked from one
+"""The local pool (``grader.run.local``): its workers and their zygotes are forked from one
 warm image, which, like every zygote, from which every sandbox is forked, holds nothing of a
 worker's (its environment, the bundle's checks and reference), not even as freed memory; and
 the image's pages are shared, not copied."""
@@ -19,8 +19,8 @@ import yaml
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading.local import local
 from grader.records.job import Job
+from grader.run.local import local
 from grader.sandbox.image import TRUSTED_OOM_SCORE_ADJ
 
 pytest.importorskip("torch")

@@ -2,8 +2,8 @@
 own from which every sandbox is forked, and grades one student's folder at a time.
 
 A local run's workers are forked by the run's warm image and ``serve`` its requests
-(``grader.grading.local``); a Dask worker calls ``grade_folder`` itself and starts a zygote of
-its own (``grader.grading.pool``). Either way a result crosses back to the main process as
+(``grader.run.local``); a Dask worker calls ``grade_folder`` itself and starts a zygote of
+its own (``grader.run.pool``). Either way a result crosses back to the main process as
 JSON text, never pickled.
 """
 

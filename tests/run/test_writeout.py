@@ -9,9 +9,9 @@ from typing import Any
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading.writeout import ATTEMPTS, Target, write_out
 from grader.records.results import RunInfo
 from grader.records.rung import Rung
+from grader.run.writeout import ATTEMPTS, Target, write_out
 from grader.written.live import LiveMarks
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)

@@ -14,8 +14,8 @@ import pytest
 from grader.assignment.bundle import load_bundle
 from grader.assignment.catalogue import load_catalogue, write_submission
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading import pool
-from grader.grading.classrun import grade_class
+from grader.run import pool
+from grader.run.classrun import grade_class
 
 SAMPLE_CLASS = DEFAULT_ASSIGNMENT.parent / "sample_class"
 

@@ -188,7 +188,7 @@ def grade_class(
 
 def run_plan(plan: RunPlan, progress: Callable[[int, int], None] | None = None,
              log: Callable[[str], None] = _stderr) -> RunOutcome:
-    """Grade every student of ``plan.to_grade`` (``grader.grading.intake``) and write the core
+    """Grade every student of ``plan.to_grade`` (``grader.run.intake``) and write the core
     outputs and the ``plan.outputs.formats``' into its ``out_dir`` (``grader.reporters.with_core``).
     One run at a time writes ``out_dir``: another is an error naming it, or with ``wait`` is
     waited for. The reporters get what they declared they need (``grader.reporters.Needs``);
@@ -197,7 +197,7 @@ def run_plan(plan: RunPlan, progress: Callable[[int, int], None] | None = None,
     ``written``: files of marks of the written answers (``grader.written.marks``), merged over
     the marks ``held_marks`` names with the file they are held in (nbgrader's gradebook), and
     those over the ones the output folder's written.csv holds, as it is when the class is
-    written (marks typed there during the run count, ``grader.grading.writeout``); a platform
+    written (marks typed there during the run count, ``grader.run.writeout``); a platform
     that holds marks is their record, so its marks replace that file's (a mark cleared there is
     cleared here)."""
     if plan.outputs.out_dir is None:
