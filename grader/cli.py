@@ -13,12 +13,12 @@ from typing import NoReturn
 from . import __version__
 from .assignment.config import DEFAULT_ASSIGNMENT, ConfigError
 from .extras import require_dependencies, require_extra
+from .render.words import GRADE_IN_FOLDER, GRADE_IN_FORMGRADER
 from .reporters import CORE_REPORTERS, OLD_NAMES, REPORTERS, options_given, with_core
 from .reporters import add_options as add_reporter_options
 from .run.plan import COURSE, Outputs, RunPlan, ToGrade, WorkerPlan
 from .sandbox.spec import SandboxError
 from .stop import STOPPED, ending, stopped_by_signals
-from .summary import GRADE_IN_FOLDER, GRADE_IN_FORMGRADER
 
 BUNDLE_HELP = "the assignment bundle: its folder or its YAML"
 

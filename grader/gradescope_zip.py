@@ -41,9 +41,9 @@ import yaml
 from . import __version__
 from .assignment.bundle import Bundle, bundle_yaml, read_outline
 from .assignment.config import Assignment, read_yaml
+from .render.words import fmt_points
 from .run.plan import SUBMISSION, Outputs, RunPlan, ToGrade, WorkerPlan
 from .stop import ending, stopped_by_signals
-from .summary import fmt_points
 
 DISTRIBUTION = "attention-autograder"
 TORCH_INDEX = "https://download.pytorch.org/whl/cpu"

@@ -30,7 +30,7 @@ from ..records.lms_download import LmsInfo
 from ..records.results import RunInfo, SubmissionResult
 from ..render.csv_cells import csv_text
 from ..render.lms_columns import graded_questions, written_column
-from ..summary import fmt_earned, fmt_points
+from ..render.words import fmt_earned, fmt_points
 from . import Reporter
 
 IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Integration ID", "Root Account", "Section")

@@ -29,8 +29,7 @@ from ..render.feedback_text import not_attempted
 from ..render.html import esc, page, who
 from ..render.mistakes import Diagnosed, diagnosed, mistakes_section
 from ..render.per_student import student_file
-from ..render.words import counted
-from ..summary import GRADE_IN_FOLDER, GRADE_IN_FORMGRADER, file_problems, fmt_points
+from ..render.words import GRADE_IN_FOLDER, GRADE_IN_FORMGRADER, counted, file_problems, fmt_points
 from . import Needs, Reporter
 
 SLOWEST = 10  # students listed by time

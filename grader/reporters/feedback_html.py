@@ -14,7 +14,7 @@ from ..records.results import ItemResult, Picture, SubmissionResult
 from ..render.feedback_text import NOT_ATTEMPTED, error_summary, not_attempted, ran_after, written_points
 from ..render.html import esc, page, picture_figure
 from ..render.per_student import FilePerStudent
-from ..summary import fmt_points
+from ..render.words import fmt_points
 from . import Needs, Reporter
 
 

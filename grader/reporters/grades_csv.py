@@ -16,7 +16,7 @@ from ..records.answers import UNANSWERED
 from ..records.lms_download import LmsInfo
 from ..records.results import RunInfo, SubmissionResult
 from ..render.csv_cells import csv_text
-from ..summary import fmt_earned, fmt_points
+from ..render.words import fmt_earned, fmt_points
 from . import Reporter
 
 

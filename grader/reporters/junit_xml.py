@@ -15,8 +15,7 @@ from ..assignment.bundle import Bundle
 from ..records.answers import GRADED
 from ..records.results import RunInfo, SubmissionResult
 from ..render.feedback_text import NO_ANSWER, check_output, submission_notes, written_points
-from ..render.words import counted
-from ..summary import fmt_points
+from ..render.words import counted, fmt_points
 from . import Reporter
 
 # What XML 1.0 cannot hold, even escaped (student ids and printed output can hold anything).

@@ -29,7 +29,7 @@ from ..records.results import RunInfo, SubmissionResult
 from ..render.csv_cells import csv_text
 from ..render.feedback_text import check_output, checks_score, submission_notes, written_points
 from ..render.lms_columns import graded_questions, html_comment, written_column
-from ..summary import fmt_earned, fmt_points
+from ..render.words import fmt_earned, fmt_points
 from . import Reporter
 
 COLUMNS = ["Identifier", "Full name", "Grade", "Maximum Grade", "Feedback comments"]

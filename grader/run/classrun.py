@@ -23,7 +23,6 @@ from .. import __version__
 from ..assignment.bundle import Bundle, Outline, load_bundle, read_outline
 from ..assignment.config import DEFAULT_ASSIGNMENT, Assignment
 from ..extras import require_extra
-from ..outdir import check_out_dir, earlier_formats, locked, staged
 from ..records.job import Job, Pool, SubmissionFailed
 from ..records.results import RunInfo, SubmissionResult, zero_submission
 from ..records.rung import Rung
@@ -32,13 +31,14 @@ from ..reporters import Reporter, needs_of, open_reporter, reporter_class, with_
 from ..sandbox.ladder import keep_from_same_uid
 from ..sandbox.spec import Hello
 from ..submissions.load import Roster, discover, student_id
-from ..summary import Summary, Tally
 from ..written.live import LiveMarks
 from ..written.marks import WrittenError
 from .host import default_cpus, memory_warning
 from .intake import Intake, intake
 from .local import local
+from .outdir import check_out_dir, earlier_formats, locked, staged
 from .plan import NO_ASKS, Asks, Outputs, RunPlan, ToGrade, WorkerPlan
+from .summary import Summary, Tally
 from .writeout import Target, write_out
 
 

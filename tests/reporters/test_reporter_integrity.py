@@ -17,11 +17,11 @@ from benchmarks.integrity_class import build
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.integrity.fingerprints import definitions
-from grader.outdir import RECORD
 from grader.records.results import NotebookResult, RunInfo, SubmissionResult
 from grader.records.rung import Rung
 from grader.reporters import open_reporter
 from grader.reporters.integrity import COLUMNS
+from grader.run.outdir import RECORD
 from grader.submissions.load import Cell
 
 pytest.importorskip("torch")

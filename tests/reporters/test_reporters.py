@@ -20,7 +20,7 @@ from grader.reporters.feedback_md import feedback
 from grader.reporters.gradescope import results as gradescope
 from grader.reporters.moodle import feedback_lines
 from grader.reporters.prairielearn import results as prairielearn
-from grader.summary import Tally
+from grader.run.summary import Tally
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment

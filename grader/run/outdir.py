@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from . import __version__, linux
-from .linux import AT_FDCWD, RENAME_EXCHANGE
+from .. import __version__, linux
+from ..linux import AT_FDCWD, RENAME_EXCHANGE
 
 # Written by every run, whatever its formats: the folder is a grading run's output.
 RECORD = ".grader-run.json"
