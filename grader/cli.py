@@ -133,7 +133,7 @@ def _run(args: argparse.Namespace, prog: str) -> int:
             require_extra("nbgrader", "course", "release")
             from .assignment.bundle import load_bundle
             from .nbgrader.release import release_assignment
-            from .studentcheck.generate import FILE_NAME as CHECK_PY
+            from .studentcheck.build import FILE_NAME as CHECK_PY
 
             for path in release_assignment(load_bundle(args.assignment), args.out, args.source, force=args.force):
                 print(path)

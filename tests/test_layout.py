@@ -68,6 +68,7 @@ def test_no_arrow_runs_back_up_between_the_engines_packages():
     modules = {module_name(p) for p in paths}
     arrows = [(module_name(p), imported) for p in paths for imported in imports(p, modules)]
     assert ("grader.sandbox.client", "grader.runners.serve") in arrows  # the imports are read at all
+    assert floor["sandbox"] > floor["runners"]  # and the floors
     up = [f"{source} -> {target}" for source, target in arrows
           if package_of(source) in floor and package_of(target) in floor and package_of(source) != package_of(target)
           and floor[package_of(target)] >= floor[package_of(source)]]
@@ -125,3 +126,36 @@ def test_no_test_folder_takes_the_name_of_a_dependency():
     assert {"nbgrader", "numpy", "torch"} <= names  # the requirements are read at all
     folders = {path.name.lower() for path in (ROOT / "tests").iterdir() if path.is_dir()}
     assert folders & names == set()
+
+
+def test_no_package_and_module_of_the_engine_share_a_name():
+    """One name for one thing: a module named as a package (``studentcheck/generate.py`` beside
+    ``generate/``) reads, in an import or a traceback, as that other stage."""
+    packages = {path.parent.name for path in ENGINE.rglob("__init__.py")}
+    assert {"checks", "sandbox"} <= packages  # the packages are read at all
+    clashes = [str(path.relative_to(ROOT)) for path in sorted(ENGINE.rglob("*.py")) if path.stem in packages]
+    assert clashes == []
+
+
+def test_no_module_of_the_engine_is_over_400_lines():
+    """A module over ``MAX_MODULE_LINES`` holds more than one stage: split it by stage."""
+    lengths = {str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+               for path in ENGINE.rglob("*.py")}
+    assert lengths["grader/cli.py"] > 100  # the modules are read at all
+    assert sorted(path for path, lines in lengths.items() if lines > MAX_MODULE_LINES) == []
+
+
+def test_the_architecture_page_draws_every_module_of_the_engine():
+    """docs/operators/architecture.md's tree is drawn from the code as the site is built: every
+    module of the engine, each under its package, on its floor."""
+    hook = runpy.run_path(str(ROOT / "docs" / "hooks" / "generated.py"))
+    page = hook["fill"]((ROOT / "docs" / "operators" / "architecture.md").read_text(encoding="utf-8"))
+    drawn, package = set(), ""
+    for line in page.splitlines():
+        if entry := re.match(r"  (\w+)(/|\.py) ", line):
+            package = entry[1] if entry[2] == "/" else ""
+            drawn.add(f"grader/{entry[1]}/__init__.py" if package else f"grader/{entry[1]}.py")
+        elif entry := re.match(r"    (\w+\.py) ", line):
+            drawn.add(f"grader/{package}/{entry[1]}")
+    modules = {str(path.relative_to(ROOT)) for path in ENGINE.rglob("*.py")}
+    assert sorted(modules - drawn - {"grader/__init__.py", "grader/__main__.py"}) == []

@@ -5,7 +5,9 @@ part is made from the source of truth, so it cannot drift from it:
 
 * ``command-line``: every verb and option, from ``grader.cli.build_parser``;
 * ``points``: each item's notebook, checks and points, from the bundle's YAML;
-* ``written``: the written answers' ids, points, questions and rubrics, from the same YAML.
+* ``written``: the written answers' ids, points, questions and rubrics, from the same YAML;
+* ``engine``: the engine's packages and modules floor by floor, from grader/__init__.py's
+  docstring (the floors) and each module's own (its first sentence).
 
 Plain functions from data to Markdown; ``on_page_markdown`` is the one MkDocs calls.
 """
@@ -13,11 +15,14 @@ Plain functions from data to Markdown; ``on_page_markdown`` is the one MkDocs ca
 from __future__ import annotations
 
 import argparse
+import ast
 import re
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import grader
 from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, parse_assignment, read_yaml
 from grader.cli import COMMAND, build_parser
 
@@ -99,6 +104,39 @@ def written(assignment: Assignment) -> str:
     return "\n".join(rows)
 
 
+def first_sentence(path: Path) -> str:
+    """The first sentence of a module's docstring, on one line ("" without one); a long one up
+    to its first colon, where it says what the module is before it says how."""
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    paragraph = " ".join(doc.split("\n\n")[0].split()).replace("``", "")
+    sentence = re.split(r"(?<=\.)\s", paragraph, maxsplit=1)[0]
+    if len(sentence) > 160 and ": " in sentence[20:]:
+        sentence = sentence[:sentence.index(": ", 20)]
+    return sentence.rstrip(":")
+
+
+def engine(doc: str, folder: Path) -> str:
+    """The tree of the engine in ``folder``: each package or module on its floor, as ``doc``
+    (grader/__init__.py's docstring) lists them from the top, and each module of a package with
+    the first sentence of its docstring."""
+    rows = ["grader/"]
+
+    def row(name: str, what: str) -> None:
+        lines = textwrap.wrap(what, 96 - 24) or [""]
+        rows.append(f"{name:<23} {lines[0]}".rstrip())
+        rows.extend(" " * 24 + line for line in lines[1:])
+
+    for name, what in floors(doc):
+        if not (folder / name).is_dir():
+            row(f"  {name}.py", what)
+            continue
+        row(f"  {name}/", what)
+        for module in sorted((folder / name).glob("*.py")):
+            if module.name != "__init__.py":
+                row(f"    {module.name}", first_sentence(module))
+    return "```text\n" + "\n".join(rows) + "\n```"
+
+
 def parts() -> dict[str, Callable[[], str]]:
     """Each marker's name and what makes its part (the YAML read only when a page asks)."""
     def bundle() -> Assignment:
@@ -108,6 +146,7 @@ def parts() -> dict[str, Callable[[], str]]:
         "command-line": lambda: command_line(build_parser(COMMAND)),
         "points": lambda: points(bundle()),
         "written": lambda: written(bundle()),
+        "engine": lambda: engine(grader.__doc__ or "", ROOT / "grader"),
     }
 
 

@@ -157,160 +157,181 @@ def read_yaml(path: Path) -> Any:
 
 
 def parse_assignment(raw: Any, path: Path, known_checks: dict[str, set[str]] | None = None) -> Assignment:
-    def fail(key: str, why: str) -> ConfigError:
-        return ConfigError(f"{path}: {key}: {why}")
-
-    def mapping(value: Any, key: str) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise fail(key, f"expected a mapping, got {type(value).__name__}")
-        return value
-
-    def exact_keys(value: dict[str, Any], expected: set[str], key: str, optional: set[str] = frozenset()) -> None:  # type: ignore[assignment]
-        for name in value:
-            if name not in expected | optional:
-                allowed = sorted(expected | optional)
-                raise fail(f"{key}.{name}" if key else str(name), f"unknown key (expected one of {allowed})")
-        for name in sorted(expected - set(value)):
-            raise fail(f"{key}.{name}" if key else name, "missing")
-
-    def number(value: Any, key: str, kind: type = float, positive: bool = True) -> Any:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise fail(key, f"expected a number, got {value!r}")
-        if kind is int and not float(value).is_integer():
-            raise fail(key, f"expected a whole number, got {value!r}")
-        if positive and value <= 0:
-            raise fail(key, f"must be positive, got {value!r}")
-        return kind(value)
-
-    def tolerance_table(value: Any, key: str, require: bool) -> dict[str, Tolerance]:
-        table = {}
-        for dtype, tol in mapping(value, key).items():
-            if dtype not in ("float64", "float32"):
-                raise fail(f"{key}.{dtype}", "unknown dtype (expected float64 or float32)")
-            tol = mapping(tol, f"{key}.{dtype}")
-            exact_keys(tol, {"rtol", "atol"}, f"{key}.{dtype}")
-            table[dtype] = Tolerance(
-                rtol=number(tol["rtol"], f"{key}.{dtype}.rtol", positive=False),
-                atol=number(tol["atol"], f"{key}.{dtype}.atol", positive=False),
-            )
-            for name in ("rtol", "atol"):
-                if getattr(table[dtype], name) < 0:
-                    raise fail(f"{key}.{dtype}.{name}", f"must not be negative, got {tol[name]!r}")
-        if require:
-            for dtype in ("float64", "float32"):
-                if dtype not in table:
-                    raise fail(f"{key}.{dtype}", "missing")
-        return table
-
-    def check_entry(value: Any, key: str) -> tuple[float, bool]:
-        """A check's points and whether it is public: ``name: 2`` (hidden) or
-        ``name: {points: 2, public: true}``."""
-        if not isinstance(value, dict):
-            return number(value, key), False
-        exact_keys(value, {"points"}, key, optional={"public"})
-        public = value.get("public", False)
-        if not isinstance(public, bool):
-            raise fail(f"{key}.public", f"expected true or false, got {public!r}")
-        return number(value["points"], f"{key}.points"), public
-
-    top = mapping(raw, "(top level)")
+    """The assignment ``raw`` (the YAML of ``path``) says, validated; a ``ConfigError`` naming the
+    file and the key at the first mistake. ``known_checks``: each item's checks the grader
+    implements, when the bundle's checks are loaded (an item or check it lacks is an error)."""
+    read = _Reader(path)
+    top = read.mapping(raw, "(top level)")
     # `bundle`: the bundle's layout, which grader.assignment.bundle reads.
-    exact_keys(top, _TOP_KEYS, "", optional={"bundle", "written"})
+    read.exact_keys(top, _TOP_KEYS, "", optional={"bundle", "written"})
     name = top["assignment"]
     if not isinstance(name, str) or not name:
-        raise fail("assignment", "expected a non-empty name")
-
-    notebooks = mapping(top["notebooks"], "notebooks")
+        raise read.fail("assignment", "expected a non-empty name")
+    notebooks = read.mapping(top["notebooks"], "notebooks")
     if not notebooks:
-        raise fail("notebooks", "no notebooks")
-    notebook_of: dict[str, str] = {}
-    written_of: dict[str, str] = {}  # a written answer's id -> its notebook
-    for nb, spec in notebooks.items():
-        spec = mapping(spec, f"notebooks.{nb}")
-        exact_keys(spec, {"items"}, f"notebooks.{nb}", optional={"written"})
-        if not isinstance(spec["items"], list) or not spec["items"]:
-            raise fail(f"notebooks.{nb}.items", "expected a non-empty list of item names")
-        for item in spec["items"]:
-            if item in notebook_of:
-                raise fail(f"notebooks.{nb}.items", f"{item!r} is already listed under {notebook_of[item]}")
-            notebook_of[item] = nb
-        written_ids = spec.get("written", [])
-        if not isinstance(written_ids, list) or not all(isinstance(w, str) and w for w in written_ids):
-            raise fail(f"notebooks.{nb}.written", "expected a list of written answers' ids")
-        for question in written_ids:
-            if question in notebook_of or question in written_of:
-                where = notebook_of.get(question) or written_of[question]
-                raise fail(f"notebooks.{nb}.written", f"{question!r} is already listed under {where}")
-            written_of[question] = nb
+        raise read.fail("notebooks", "no notebooks")
+    notebook_of, written_of = _notebooks(read, notebooks)
 
-    limits_raw = mapping(top["limits"], "limits")
-    exact_keys(limits_raw, set(_LIMIT_TYPES), "limits")
-    limits = Limits(**{k: number(limits_raw[k], f"limits.{k}", kind) for k, kind in _LIMIT_TYPES.items()})
+    limits_raw = read.mapping(top["limits"], "limits")
+    read.exact_keys(limits_raw, set(_LIMIT_TYPES), "limits")
+    limits = Limits(**{k: read.number(limits_raw[k], f"limits.{k}", kind) for k, kind in _LIMIT_TYPES.items()})
+    default_tols = read.tolerances(top["tolerances"], "tolerances", require=True)
 
-    default_tols = tolerance_table(top["tolerances"], "tolerances", require=True)
-
-    def listed_entries(section: str, listed: dict[str, str], under: str, what: str) -> dict[str, Any]:
-        """``top[section]``: an entry for each name of ``listed`` (name -> its notebook), no other."""
-        entries = mapping(top.get(section, {}), section)
-        for name in listed:
-            if name not in entries:
-                raise fail(f"{section}.{name}", f"missing (listed under notebooks.{listed[name]}{under})")
-        for name in entries:
-            if name not in listed:
-                raise fail(f"{section}.{name}", f"not listed under any notebook{what}")
-        return entries
-
-    items = []
-    for item_name, spec in listed_entries("items", notebook_of, "", "").items():
-        key = f"items.{item_name}"
-        spec = mapping(spec, key)
-        exact_keys(spec, {"checks"}, key, optional={"tolerances"})
-        checks = mapping(spec["checks"], f"{key}.checks")
-        if not checks:
-            raise fail(f"{key}.checks", "no checks")
-        known = None if known_checks is None else known_checks.get(item_name)
-        if known_checks is not None and known is None:
-            raise fail(key, "the grader has no checks for this item")
-        parsed, public = [], []
-        for check, value in checks.items():
-            check_key = f"{key}.checks.{check}"
-            if known is not None and check not in known:
-                raise fail(check_key, f"unknown check (the grader implements {sorted(known)})")
-            points, is_public = check_entry(value, check_key)
-            parsed.append((str(check), points))
-            if is_public:
-                public.append(str(check))
-        tols = dict(default_tols)
-        if "tolerances" in spec:
-            tols.update(tolerance_table(spec["tolerances"], f"{key}.tolerances", require=False))
-        items.append(Item(item_name, notebook_of[item_name], tuple(parsed), tuple(sorted(tols.items())),
-                          tuple(public)))
-
+    items = [_item(read, item_name, spec, notebook_of[item_name], default_tols, known_checks)
+             for item_name, spec in _listed_entries(read, top, "items", notebook_of, "", "").items()]
     order = list(notebook_of)
     items.sort(key=lambda item: order.index(item.name))
-
-    written = []
-    for question, spec in listed_entries("written", written_of, ".written", "'s written answers").items():
-        key = f"written.{question}"
-        spec = mapping(spec, key)
-        exact_keys(spec, {"points", "question"}, key, optional={"rubric"})
-        points = number(spec["points"], f"{key}.points")
-        if not isinstance(spec["question"], str) or not spec["question"].strip():
-            raise fail(f"{key}.question", "expected the question's text")
-        rubric = []
-        for part, value in mapping(spec.get("rubric", {}), f"{key}.rubric").items():
-            part_key = f"{key}.rubric.{part}"
-            if not isinstance(part, str) or not part.isidentifier():
-                raise fail(part_key, "expected a short name (letters, digits and _)")
-            value = mapping(value, part_key)
-            exact_keys(value, {"points", "text"}, part_key)
-            if not isinstance(value["text"], str) or not value["text"].strip():
-                raise fail(f"{part_key}.text", "expected what the points are for")
-            rubric.append(RubricItem(part, number(value["points"], f"{part_key}.points"), value["text"].strip()))
-        if sum(part.points for part in rubric) > points + 1e-9:
-            raise fail(f"{key}.rubric", f"its points add up to more than the answer's {points:g}")
-        written.append(WrittenQuestion(question, written_of[question], points, spec["question"].strip(),
-                                       tuple(rubric)))
+    written = [_question(read, question, spec, written_of[question]) for question, spec
+               in _listed_entries(read, top, "written", written_of, ".written", "'s written answers").items()]
     written_order = list(written_of)
     written.sort(key=lambda question: written_order.index(question.id))
     return Assignment(name, path, tuple(notebooks), tuple(items), limits, tuple(written))
+
+
+@dataclass(frozen=True)
+class _Reader:
+    """How each part of one YAML file is read: every error names the file and the key."""
+
+    path: Path
+
+    def fail(self, key: str, why: str) -> ConfigError:
+        return ConfigError(f"{self.path}: {key}: {why}")
+
+    def mapping(self, value: Any, key: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(key, f"expected a mapping, got {type(value).__name__}")
+        return value
+
+    def exact_keys(self, value: dict[str, Any], expected: set[str], key: str,
+                   optional: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+        for name in value:
+            if name not in expected | optional:
+                allowed = sorted(expected | optional)
+                raise self.fail(f"{key}.{name}" if key else str(name), f"unknown key (expected one of {allowed})")
+        for name in sorted(expected - set(value)):
+            raise self.fail(f"{key}.{name}" if key else name, "missing")
+
+    def number(self, value: Any, key: str, kind: type = float, positive: bool = True) -> Any:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise self.fail(key, f"expected a number, got {value!r}")
+        if kind is int and not float(value).is_integer():
+            raise self.fail(key, f"expected a whole number, got {value!r}")
+        if positive and value <= 0:
+            raise self.fail(key, f"must be positive, got {value!r}")
+        return kind(value)
+
+    def tolerances(self, value: Any, key: str, require: bool) -> dict[str, Tolerance]:
+        table = {}
+        for dtype, tol in self.mapping(value, key).items():
+            if dtype not in ("float64", "float32"):
+                raise self.fail(f"{key}.{dtype}", "unknown dtype (expected float64 or float32)")
+            tol = self.mapping(tol, f"{key}.{dtype}")
+            self.exact_keys(tol, {"rtol", "atol"}, f"{key}.{dtype}")
+            table[dtype] = Tolerance(
+                rtol=self.number(tol["rtol"], f"{key}.{dtype}.rtol", positive=False),
+                atol=self.number(tol["atol"], f"{key}.{dtype}.atol", positive=False),
+            )
+            for name in ("rtol", "atol"):
+                if getattr(table[dtype], name) < 0:
+                    raise self.fail(f"{key}.{dtype}.{name}", f"must not be negative, got {tol[name]!r}")
+        if require:
+            for dtype in ("float64", "float32"):
+                if dtype not in table:
+                    raise self.fail(f"{key}.{dtype}", "missing")
+        return table
+
+    def check_entry(self, value: Any, key: str) -> tuple[float, bool]:
+        """A check's points and whether it is public: ``name: 2`` (hidden) or
+        ``name: {points: 2, public: true}``."""
+        if not isinstance(value, dict):
+            return self.number(value, key), False
+        self.exact_keys(value, {"points"}, key, optional={"public"})
+        public = value.get("public", False)
+        if not isinstance(public, bool):
+            raise self.fail(f"{key}.public", f"expected true or false, got {public!r}")
+        return self.number(value["points"], f"{key}.points"), public
+
+
+def _notebooks(read: _Reader, notebooks: dict[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
+    """Each item's notebook and each written answer's, in the order ``notebooks`` lists them."""
+    notebook_of: dict[str, str] = {}
+    written_of: dict[str, str] = {}  # a written answer's id -> its notebook
+    for nb, spec in notebooks.items():
+        spec = read.mapping(spec, f"notebooks.{nb}")
+        read.exact_keys(spec, {"items"}, f"notebooks.{nb}", optional={"written"})
+        if not isinstance(spec["items"], list) or not spec["items"]:
+            raise read.fail(f"notebooks.{nb}.items", "expected a non-empty list of item names")
+        for item in spec["items"]:
+            if item in notebook_of:
+                raise read.fail(f"notebooks.{nb}.items", f"{item!r} is already listed under {notebook_of[item]}")
+            notebook_of[item] = nb
+        written_ids = spec.get("written", [])
+        if not isinstance(written_ids, list) or not all(isinstance(w, str) and w for w in written_ids):
+            raise read.fail(f"notebooks.{nb}.written", "expected a list of written answers' ids")
+        for question in written_ids:
+            if question in notebook_of or question in written_of:
+                where = notebook_of.get(question) or written_of[question]
+                raise read.fail(f"notebooks.{nb}.written", f"{question!r} is already listed under {where}")
+            written_of[question] = nb
+    return notebook_of, written_of
+
+
+def _listed_entries(read: _Reader, top: dict[str, Any], section: str, listed: dict[str, str], under: str,
+                    what: str) -> dict[str, Any]:
+    """``top[section]``: an entry for each name of ``listed`` (name -> its notebook), no other."""
+    entries = read.mapping(top.get(section, {}), section)
+    for name in listed:
+        if name not in entries:
+            raise read.fail(f"{section}.{name}", f"missing (listed under notebooks.{listed[name]}{under})")
+    for name in entries:
+        if name not in listed:
+            raise read.fail(f"{section}.{name}", f"not listed under any notebook{what}")
+    return entries
+
+
+def _item(read: _Reader, item_name: str, spec: Any, notebook: str, default_tols: dict[str, Tolerance],
+          known_checks: dict[str, set[str]] | None) -> Item:
+    key = f"items.{item_name}"
+    spec = read.mapping(spec, key)
+    read.exact_keys(spec, {"checks"}, key, optional={"tolerances"})
+    checks = read.mapping(spec["checks"], f"{key}.checks")
+    if not checks:
+        raise read.fail(f"{key}.checks", "no checks")
+    known = None if known_checks is None else known_checks.get(item_name)
+    if known_checks is not None and known is None:
+        raise read.fail(key, "the grader has no checks for this item")
+    parsed, public = [], []
+    for check, value in checks.items():
+        check_key = f"{key}.checks.{check}"
+        if known is not None and check not in known:
+            raise read.fail(check_key, f"unknown check (the grader implements {sorted(known)})")
+        points, is_public = read.check_entry(value, check_key)
+        parsed.append((str(check), points))
+        if is_public:
+            public.append(str(check))
+    tols = dict(default_tols)
+    if "tolerances" in spec:
+        tols.update(read.tolerances(spec["tolerances"], f"{key}.tolerances", require=False))
+    return Item(item_name, notebook, tuple(parsed), tuple(sorted(tols.items())), tuple(public))
+
+
+def _question(read: _Reader, question: str, spec: Any, notebook: str) -> WrittenQuestion:
+    key = f"written.{question}"
+    spec = read.mapping(spec, key)
+    read.exact_keys(spec, {"points", "question"}, key, optional={"rubric"})
+    points = read.number(spec["points"], f"{key}.points")
+    if not isinstance(spec["question"], str) or not spec["question"].strip():
+        raise read.fail(f"{key}.question", "expected the question's text")
+    rubric = []
+    for part, value in read.mapping(spec.get("rubric", {}), f"{key}.rubric").items():
+        part_key = f"{key}.rubric.{part}"
+        if not isinstance(part, str) or not part.isidentifier():
+            raise read.fail(part_key, "expected a short name (letters, digits and _)")
+        value = read.mapping(value, part_key)
+        read.exact_keys(value, {"points", "text"}, part_key)
+        if not isinstance(value["text"], str) or not value["text"].strip():
+            raise read.fail(f"{part_key}.text", "expected what the points are for")
+        rubric.append(RubricItem(part, read.number(value["points"], f"{part_key}.points"), value["text"].strip()))
+    if sum(part.points for part in rubric) > points + 1e-9:
+        raise read.fail(f"{key}.rubric", f"its points add up to more than the answer's {points:g}")
+    return WrittenQuestion(question, notebook, points, spec["question"].strip(), tuple(rubric))

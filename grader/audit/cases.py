@@ -22,9 +22,9 @@ from ..authoring.new_item import unwritten_references
 from ..records.results import ItemResult, SubmissionResult
 from ..run.classrun import grade, prepare_run
 from ..submissions.load import discover
-from .diagnosis import DiagnosisCase, judge_correct, judge_mutant
 from .margin import Margin, alternative_margin, mutant_margin
 from .mutants import AutoMutant, auto_mutants
+from .naming import DiagnosisCase, judge_correct, judge_mutant
 
 ALL_ITEMS = "(all)"
 
@@ -118,64 +118,89 @@ def audit(
     if unwritten:
         raise ValueError(f"audit: the reference is still new-item's stub at {unwritten[0]}: write it, then audit "
                          "again (docs/authoring.md)")
-    assignment = bundle.assignment
     seed = secrets.randbelow(2**31) if seed is None else seed
     entries = load_catalogue(bundle)
-    generated: list[AutoMutant] = []
-    chosen: list[AutoMutant] = []
-    if auto:
-        for notebook in assignment.notebooks:
-            names = [item.name for item in assignment.items_of(notebook)]
-            generated += auto_mutants(bundle.reference_source(notebook), notebook, names)
-        chosen = generated
-        if max_auto is not None and max_auto < len(generated):
-            picked = sorted(random.Random(seed).sample(range(len(generated)), max(0, max_auto)))
-            chosen = [generated[i] for i in picked]
+    generated, chosen = _auto_mutants(bundle, seed, max_auto) if auto else ([], [])
     log(f"audit: seed {seed}; {len(entries)} catalogue entries"
         + (f", {len(chosen)} of {len(generated)} automatic mutants" if auto else ""))
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="grader-audit-") as tmp:
-        root = Path(tmp)
-        class_dir = root / "class"
-        class_dir.mkdir()
-        cases: dict[str, _Case] = {}
+        cases, stub_error = _write_class(Path(tmp), bundle, entries, chosen, stubs, source_dir)
+        results, notes = _graded(bundle, Path(tmp) / "class", seed, jobs, log)
 
-        def folder(kind: str, name: str, **extra: Any) -> Path:
-            student = f"{len(cases):04d}-{kind}-{name}"
-            cases[student] = _Case(kind, name, **extra)
-            return class_dir / student
+    report_cases, auto_results, diagnoses = _judged(cases, results)
+    if stub_error is not None:  # right after the reference, where the stubs' row would be
+        report_cases.insert(1, CaseResult("stubs", "released notebooks", ALL_ITEMS, "MISS", (), stub_error))
+    return AuditResult(seed, time.perf_counter() - started, tuple(report_cases), tuple(auto_results),
+                       len(generated), tuple(notes), tuple(diagnoses))
 
-        write_submission(folder("reference", "reference"), bundle, None)
-        notes: list[str] = []
-        stub_error: str | None = None
-        if stubs:
-            try:
-                released = _release(bundle, root / "release", source_dir)
-            except (ImportError, RuntimeError, ValueError, OSError) as exc:
-                stub_error = f"could not release the stubs: {type(exc).__name__}: {exc}"
-            else:
-                stubs_folder = folder("stubs", "released notebooks")
-                stubs_folder.mkdir()
-                for path in released:
-                    shutil.copyfile(path, stubs_folder / path.name)
-        for entry in entries:
-            write_submission(folder(entry.kind, entry.name, entry=entry), bundle, entry)
-        for mutant in chosen:
-            path = folder("auto", mutant.name.replace(":", "-"), auto=mutant)
-            path.mkdir()
-            (path / f"{mutant.notebook}.py").write_text(mutant.source, encoding="utf-8")
 
-        folders = list(discover(class_dir).students)
-        progress = _progress()
-        results: dict[str, SubmissionResult] = {}
-        # Set up as a grading run is, by the same code: what the audit proves is what a run does.
-        with prepare_run(bundle, class_dir, len(folders), seed=seed, jobs=jobs, log=log) as run:
-            notes += run.rung.notes
-            for done, graded in enumerate(grade(run, folders, log), start=1):
-                results[graded.student] = graded
-                progress(done, len(folders))
+def _auto_mutants(bundle: Bundle, seed: int, max_auto: int | None) -> tuple[list[AutoMutant], list[AutoMutant]]:
+    """Every automatic mutant of the reference, and those graded: at most ``max_auto``, drawn with the seed."""
+    generated: list[AutoMutant] = []
+    for notebook in bundle.assignment.notebooks:
+        names = [item.name for item in bundle.assignment.items_of(notebook)]
+        generated += auto_mutants(bundle.reference_source(notebook), notebook, names)
+    if max_auto is None or max_auto >= len(generated):
+        return generated, generated
+    picked = sorted(random.Random(seed).sample(range(len(generated)), max(0, max_auto)))
+    return generated, [generated[i] for i in picked]
 
+
+def _write_class(root: Path, bundle: Bundle, entries: list[Entry], chosen: list[AutoMutant], stubs: bool,
+                 source_dir: Path | None) -> tuple[dict[str, _Case], str | None]:
+    """The audit's class written into ``root / "class"``, a folder per case (the reference, the
+    released stubs, the catalogue, the automatic mutants): each student's case, and why the stubs
+    could not be released (None when they were, or were not asked for)."""
+    class_dir = root / "class"
+    class_dir.mkdir()
+    cases: dict[str, _Case] = {}
+
+    def folder(kind: str, name: str, **extra: Any) -> Path:
+        student = f"{len(cases):04d}-{kind}-{name}"
+        cases[student] = _Case(kind, name, **extra)
+        return class_dir / student
+
+    write_submission(folder("reference", "reference"), bundle, None)
+    stub_error: str | None = None
+    if stubs:
+        try:
+            released = _release(bundle, root / "release", source_dir)
+        except (ImportError, RuntimeError, ValueError, OSError) as exc:
+            stub_error = f"could not release the stubs: {type(exc).__name__}: {exc}"
+        else:
+            stubs_folder = folder("stubs", "released notebooks")
+            stubs_folder.mkdir()
+            for path in released:
+                shutil.copyfile(path, stubs_folder / path.name)
+    for entry in entries:
+        write_submission(folder(entry.kind, entry.name, entry=entry), bundle, entry)
+    for mutant in chosen:
+        path = folder("auto", mutant.name.replace(":", "-"), auto=mutant)
+        path.mkdir()
+        (path / f"{mutant.notebook}.py").write_text(mutant.source, encoding="utf-8")
+    return cases, stub_error
+
+
+def _graded(bundle: Bundle, class_dir: Path, seed: int, jobs: int | None, log: Callable[[str], None]
+            ) -> tuple[dict[str, SubmissionResult], list[str]]:
+    """Each student's result, graded as a run grades a class, and the sandbox's notes."""
+    folders = list(discover(class_dir).students)
+    progress = _progress()
+    results: dict[str, SubmissionResult] = {}
+    # Set up as a grading run is, by the same code: what the audit proves is what a run does.
+    with prepare_run(bundle, class_dir, len(folders), seed=seed, jobs=jobs, log=log) as run:
+        notes = list(run.rung.notes)
+        for done, graded in enumerate(grade(run, folders, log), start=1):
+            results[graded.student] = graded
+            progress(done, len(folders))
+    return results, notes
+
+
+def _judged(cases: dict[str, _Case], results: dict[str, SubmissionResult]
+            ) -> tuple[list[CaseResult], list[AutoResult], list[DiagnosisCase]]:
+    """Each case judged on its result (a case without one is a miss), and its diagnoses judged."""
     report_cases: list[CaseResult] = []
     auto_results: list[AutoResult] = []
     diagnoses: list[DiagnosisCase] = []
@@ -193,10 +218,7 @@ def audit(
             diagnoses += judge_mutant(case.name, case.entry.item, result)
         else:
             diagnoses += judge_correct(case.kind, case.name, result)
-    if stub_error is not None:  # right after the reference, where the stubs' row would be
-        report_cases.insert(1, CaseResult("stubs", "released notebooks", ALL_ITEMS, "MISS", (), stub_error))
-    return AuditResult(seed, time.perf_counter() - started, tuple(report_cases), tuple(auto_results),
-                       len(generated), tuple(notes), tuple(diagnoses))
+    return report_cases, auto_results, diagnoses
 
 
 def _release(bundle: Bundle, out_dir: Path, source_dir: Path | None) -> list[Path]:

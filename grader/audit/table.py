@@ -8,9 +8,9 @@ from collections.abc import Callable
 from typing import TextIO
 
 from .cases import AuditResult, AutoResult
-from .diagnosis import print_confusion
 from .margin import print_alternative_margins, print_margins
 from .mutants import AutoMutant
+from .naming import print_confusion
 
 
 def print_table(report: AuditResult, file: TextIO | None = None) -> None:

@@ -7,7 +7,7 @@ Per item and pair, two kinds of evidence:
   of them, 3, 8 or 24, the rarest (a copy of code no one else wrote: 2; a way of writing the
   item that a third of the class took: N / 3; a copy shares many fingerprints, where two honest
   students who meet by chance share a few), or the whole item the same token for token, and
-  how few hand it in so (``_identical``: a copy of a short item shares few fingerprints, all);
+  how few hand it in so (``identical_groups``: a copy of a short item shares few fingerprints, all);
 - **behaviour**: both lost points on the item and their code returned the same values on its
   hidden checks (``behaviour``), unless a known mistake (a catalogue mutant) explains them, the
   item was never defined, or it calls another item of theirs that lost points too (one cause,
@@ -24,12 +24,13 @@ or in a larger class 0.27 of the rarest rarity it can show, 3.5 at 1,000 student
 mean of the two students' strengths with the whole class (a student who writes every item a
 common way, or keeps to one style, shares that with everyone). What the class shares by
 chance, the class shows: the strengths of all its pairs are measured, their upper tail fitted
-(``_Tail``: exponential, from the top ``TAIL`` of the pairs, its scale from their median,
+(``Tail``: exponential, from the top ``TAIL`` of the pairs, its scale from their median,
 robust to the copies among them, and never steeper than the sum of two items' rarities,
 ``SCALE_MIN``), and a pair's ``expected`` is how many pairs of this class would be as strong
 by chance. A pair is listed when that is at most ``ALPHA``: whatever the class's size and
 however strongly its students converge, about ``ALPHA`` honest pairs on the list.
 ``benchmarks/bench_integrity_calibration.py`` measures it (docs/instructors/integrity.md gives the figures).
+The rarities, the floor and the tail are ``chance``'s; the pairs put together here.
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ from itertools import combinations
 
 import numpy as np
 
+from ..records.code import ItemCode
 from ..render.words import counted
-from .fingerprints import ItemCode
+from .chance import SHARED, at_most, behaviour_rarity, code_rarity, floor, identical_groups, shared_levels, tail
 from .public import Public
 
 ALPHA = 0.5  # listed when this class would produce at most this many pairs as strong by chance
@@ -51,23 +53,6 @@ GROUP_ITEMS = 2  # items on which the same students alone share code, from which
 GROUP_MOST = 12  # students in such a group, at most, and an eighth of the class (a group of 5 at 40)
 GROUP = 2.0  # a link that lists its pair when it closes a triangle of such links (``flagged``)
 STRONG = 0.01  # a link that joins two students in one group on its own (``clusters``)
-TAIL = 0.1  # the share of the class's pairs whose strengths the tail is fitted on
-TAIL_MIN = 10  # ... and at least this many pairs
-# The tail's scale, at least: one item's rarity falls as e^-x, and an honest pair's strength is a
-# sum of a few (two: (1 + x) e^-x, which falls as e^(-x / 1.3) where pairs are listed, x 5 to 10).
-# A small class's top tenth of pairs is too few to show that on its own.
-SCALE_MIN = 1.3
-# Fingerprints two students share at a level of rarity for an item to count at that level (one
-# column of levels each; ``_identical`` adds the last): a copy shares many, where two honest
-# students who meet by chance share a few, and a pair is as rare as its rarest column.
-SHARED = (3, 8, 24)
-# The rarity an item is counted from (``floor``): what 1 pair in 4.5 of the class shares is no
-# evidence, and in a larger class, a share of the rarest rarity it can show (``ln`` of its pairs):
-# the more pairs, the more of them meet by chance on some item, and an honest pair's strength
-# is a sum of such meetings, where a copy's is a few items as rare as the class allows.
-FLOOR = 1.5
-FLOOR_SHARE = 0.27
-IDENTICAL = 4  # fingerprints, at least, of an item that two students share token for token to count as one
 ELSEWHERE = math.log(500)  # an item shared as by 1 pair in 500: rare, for ``pairs`` to measure chance without it
 LISTED = math.log(20)  # an item's rarity from which it is named: shared as by 1 pair in 20 of the class
 
@@ -141,30 +126,6 @@ class Pair:
         return " and ".join(parts)
 
 
-@dataclass(frozen=True)
-class _Tail:
-    """The upper tail of the class's pair strengths: ``count`` pairs above ``start``, and
-    beyond it, ``count * exp(-(t - start) / scale)``."""
-
-    start: float
-    scale: float
-    count: int
-
-    def expected(self, strength: np.ndarray) -> np.ndarray:
-        return self.count * np.exp(-(strength - self.start) / self.scale)
-
-
-def tail(strengths: np.ndarray) -> _Tail:
-    count = min(len(strengths) - 1, max(TAIL_MIN, math.ceil(TAIL * len(strengths))))
-    if count < 1:
-        return _Tail(0.0, 1.0, 1)
-    top = np.partition(strengths, len(strengths) - count - 1)[len(strengths) - count - 1:]
-    start = float(top.min())
-    excess = np.sort(top)[1:] - start
-    # The median, not the mean: the copies among the top pairs do not stretch the tail.
-    return _Tail(start, max(SCALE_MIN, float(np.median(excess)) / math.log(2)), count)
-
-
 @dataclass
 class _Item:
     """One item across the class: what is needed again for the pairs that are listed."""
@@ -172,10 +133,10 @@ class _Item:
     holders: dict[int, int]  # fingerprint -> how many students hold it, those held by two or more
     own: list[set[int]]  # per student, their fingerprints that are not public
     level: np.ndarray  # holders -> the level of rarity it is counted at
-    at_most: np.ndarray  # level, column (``SHARED``, then ``_identical``) -> how many of ``null_pairs`` share as much
+    at_most: np.ndarray  # level, column (``SHARED``, then identical) -> how many of ``null_pairs`` share as much
     null_pairs: np.ndarray  # per column of ``at_most``, the pairs it counts among
     behaviour: dict[int, tuple[str, int, float]]  # student -> (digest, sharers, rarity), counted ones
-    identical: dict[int, int]  # student -> how many hand in this item the same token for token (``_identical``)
+    identical: dict[int, int]  # student -> how many hand in this item the same token for token (``identical_groups``)
 
 
 def pairs(works: Sequence[Work], public: Public, keep: float = GROUP) -> list[Pair]:
@@ -205,16 +166,16 @@ def pairs(works: Sequence[Work], public: Public, keep: float = GROUP) -> list[Pa
             twins = len(students) == 3 and len({frozenset(own[s]) for s in students}) < 3
             if count >= SHARED[1 if twins else 0]:
                 alone[students].add(item)
-        reached, level = _reached(held, n, upper, low)
+        reached, level = shared_levels(held, n, upper, low)
         identical: dict[int, int] = {}
-        for who in _identical(own, most):
+        for who in identical_groups(own, most):
             first, second = (np.asarray(who)[side] for side in np.triu_indices(len(who), 1))
             reached[first * (2 * n - first - 1) // 2 + (second - first - 1), len(SHARED)] = len(who)
             identical.update((index, len(who)) for index in who)
         at = np.flatnonzero(reached.any(axis=1))
         reach[item] = (at, reached[at])
         kept = _behaviour_counted(works, item)
-        strength += np.maximum(0.0, _behaviour_rarity(kept, n, total_pairs) - low)
+        strength += np.maximum(0.0, behaviour_rarity(kept, n, total_pairs) - low)
         items[item] = _Item({h: len(who) for h, who in held.items() if len(who) >= 2}, own, level,
                             np.zeros((n + 2, len(SHARED) + 1), dtype=np.int64),
                             np.full(len(SHARED) + 1, total_pairs), kept, identical)
@@ -223,7 +184,7 @@ def pairs(works: Sequence[Work], public: Public, keep: float = GROUP) -> list[Pa
     # code with each other, and counted in, they would make it look common to each other.
     rare = {}
     for item, (at, levels) in reach.items():
-        rare[item] = _code_rarity(_at_most(levels, np.ones(len(at), dtype=bool), n), levels, total_pairs, low) \
+        rare[item] = code_rarity(at_most(levels, np.ones(len(at), dtype=bool), n), levels, total_pairs, low) \
             >= ELSEWHERE - low
     elsewhere = np.zeros(total_pairs, dtype=np.int64)
     for item, (at, _) in reach.items():
@@ -231,9 +192,9 @@ def pairs(works: Sequence[Work], public: Public, keep: float = GROUP) -> list[Pa
     chances = {item: elsewhere[at] - rare[item] == 0 for item, (at, _) in reach.items()}
     for item, (at, levels) in reach.items():
         data = items[item]
-        data.at_most = _at_most(levels, chances[item], n)
+        data.at_most = at_most(levels, chances[item], n)
         data.null_pairs = np.full(levels.shape[1], total_pairs - np.count_nonzero(~chances[item]))
-        strength[at] += _code_rarity(data.at_most, levels, data.null_pairs, low)
+        strength[at] += code_rarity(data.at_most, levels, data.null_pairs, low)
     # A student who shares much with everyone (who writes every item a common way, or keeps to one
     # style) shares it by chance with each: the mean of the two students' strengths with the class
     # is set aside.
@@ -261,74 +222,6 @@ def pairs(works: Sequence[Work], public: Public, keep: float = GROUP) -> list[Pa
     return found
 
 
-def _at_most(levels: np.ndarray, chance: np.ndarray, n: int) -> np.ndarray:
-    """Per level and per count of ``SHARED``, how many pairs of ``chance`` share that many
-    fingerprints at that level or a rarer one."""
-    kept = levels[chance]
-    return np.stack([np.cumsum(np.bincount(np.where(kept[:, m] == 0, n + 1, kept[:, m]), minlength=n + 2))
-                     for m in range(levels.shape[1])], axis=1)  # 0, none, counted past every level
-
-
-def floor(total_pairs: int) -> float:
-    """The rarity from which an item counts in a class of ``total_pairs`` pairs (``FLOOR``)."""
-    return max(FLOOR, FLOOR_SHARE * math.log(max(1, total_pairs)))
-
-
-def _code_rarity(at_most: np.ndarray, levels: np.ndarray, null_pairs: np.ndarray | int, low: float) -> np.ndarray:
-    """Each pair's rarity above ``low`` (``floor``): -ln of the share of the ``null_pairs`` that share as
-    many fingerprints as rare, the count of ``SHARED`` that makes it rarest."""
-    rarity = np.zeros(len(levels))
-    for m in range(levels.shape[1]):
-        reached = levels[:, m] > 0
-        rarity[reached] = np.maximum(rarity[reached], -np.log(np.maximum(at_most[levels[reached, m], m], 1)
-                                                              / np.broadcast_to(null_pairs, levels.shape[1:])[m]))
-    return np.maximum(0.0, rarity - low)
-
-
-def _reached(held: Mapping[int, list[int]], n: int, upper: tuple[np.ndarray, np.ndarray], low: float
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """Per pair, for each count of ``SHARED``, the rarest level at which the two share that
-    many fingerprints (0: none, or only at a level too common to count): the fingerprints are
-    taken rarest first, a level at a time (each up to a quarter more holders than the last),
-    and added up as a students-by-students matrix product. Also the level of each count of
-    holders."""
-    shared = sorted((len(who), h) for h, who in held.items() if len(who) >= 2)
-    level = np.zeros(n + 1, dtype=np.int64)
-    reached = np.zeros((len(upper[0]), len(SHARED) + 1), dtype=np.int64)  # the last: ``_identical``'s
-    count = np.zeros((n, n), dtype=np.float32)
-    k = 0
-    while k < len(shared):
-        top = min(n, max(shared[k][0], int(shared[k][0] * 1.25)))
-        stop = k
-        while stop < len(shared) and shared[stop][0] <= top:
-            stop += 1
-        matrix = np.zeros((n, stop - k), dtype=np.float32)
-        for column, (_, h) in enumerate(shared[k:stop]):
-            matrix[held[h], column] = 1.0
-        count += matrix @ matrix.T
-        pair_count = count[upper]
-        for m, needed in enumerate(SHARED):
-            reached[(reached[:, m] == 0) & (pair_count >= needed), m] = top
-        level[shared[k][0]:top + 1] = top
-        k = stop
-        if np.count_nonzero(reached[:, 0]) > math.exp(-low) * len(reached):
-            break  # what more pairs than that share counts for nothing (``floor``): the common levels cost most
-    return reached, level
-
-
-def _identical(own: Sequence[set[int]], most: int) -> list[list[int]]:
-    """The groups of at most ``most`` students whose code for an item is the same token for token
-    (the same fingerprints, at least ``IDENTICAL`` of them). Honest students who take one common
-    way share it with many; a copy of a student's own code is held by the two alone, however
-    common each of its fingerprints is (a column of its own in ``pairs``: how many pairs of the
-    class hand the item in the same, as few students)."""
-    groups: dict[frozenset[int], list[int]] = defaultdict(list)
-    for index, prints in enumerate(own):
-        if len(prints) >= IDENTICAL:
-            groups[frozenset(prints)].append(index)
-    return [who for who in groups.values() if 2 <= len(who) <= most]
-
-
 def _behaviour_counted(works: Sequence[Work], item: str) -> dict[int, tuple[str, int, float]]:
     """The students whose wrong values on ``item`` count, with their digest, how many share it,
     and its rarity: the share of the class's pairs that share a digest held as rarely."""
@@ -353,20 +246,6 @@ def _behaviour_counted(works: Sequence[Work], item: str) -> dict[int, tuple[str,
             known = item in works[index].explained
             counted[index] = (digest, len(who), 0.0 if known else rarity)
     return counted
-
-
-def _behaviour_rarity(counted: Mapping[int, tuple[str, int, float]], n: int, total_pairs: int) -> np.ndarray:
-    out = np.zeros(total_pairs)
-    groups: dict[str, list[int]] = defaultdict(list)
-    for index, (digest, _, _) in counted.items():
-        groups[digest].append(index)
-    for who in groups.values():
-        who.sort()
-        a, b = np.triu_indices(len(who), 1)
-        i, j = np.asarray(who)[a], np.asarray(who)[b]
-        rarity = np.minimum([counted[x][2] for x in i], [counted[x][2] for x in j])
-        out[i * (2 * n - i - 1) // 2 + (j - i - 1)] = rarity
-    return out
 
 
 def _evidence(item: str, data: _Item, a: Work, b: Work, i: int, j: int, total_pairs: int) -> ItemEvidence:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+from ..records.code import ItemCode
 from ..render.html import esc, page
 from ..render.words import counted
 from .evidence import ItemEvidence, Pair
-from .fingerprints import ItemCode
 from .listing import why
 
 _STYLE = """<style>

@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..assignment.bundle import Bundle
+from ..records.code import ItemCode
 from ..submissions.load import Cell, read_cells
-from .fingerprints import ItemCode, definitions, top_level
+from .fingerprints import definitions, top_level
 
 
 class KnownSourcesError(ValueError):

@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 
 from ..assignment.bundle import Bundle
-from ..studentcheck.generate import FILE_NAME as CHECK_PY
-from ..studentcheck.generate import build_check_py
+from ..studentcheck.build import FILE_NAME as CHECK_PY
+from ..studentcheck.build import build_check_py
 from .course import interpreter_bin_on_path
 
 
@@ -37,9 +37,9 @@ def release_assignment(bundle: Bundle, out_dir: Path, source_dir: Path | None = 
     them all and nothing is written. Each file is written whole (a temporary file renamed).
 
     Returns the notebooks written, in the order of ``bundle.release`` (``check.py`` is
-    ``out_dir / grader.studentcheck.generate.FILE_NAME``). Raises ``ValueError`` when
+    ``out_dir / grader.studentcheck.build.FILE_NAME``). Raises ``ValueError`` when
     ``source_dir`` lacks a source notebook or ``out_dir`` is not a folder,
-    ``grader.studentcheck.generate.GenerationError``
+    ``grader.studentcheck.build.GenerationError``
     when a public check needs the reference and ``RuntimeError`` when nbgrader fails (with
     nbgrader's log).
     """

@@ -105,7 +105,7 @@ REPORTERS: dict[str, str] = {
     "report": "grader.reporters.class_report:ClassReport",
     "canvas": "grader.reporters.canvas:CanvasGradebook",
     "moodle": "grader.reporters.moodle:MoodleGrades",
-    "integrity": "grader.reporters.integrity:IntegrityReport",
+    "integrity": "grader.reporters.integrity_report:IntegrityReport",
 }
 # Written by every run: the course's record (grades.csv, results.json, feedback/*.md). --format adds to them.
 CORE_REPORTERS = ("csv", "json", "markdown")

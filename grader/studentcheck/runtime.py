@@ -1,6 +1,6 @@
 """The students' checker as it runs: the body of the release's ``check.py``.
 
-``grader.studentcheck.generate`` copies this module, the engine code it calls (reading
+``grader.studentcheck.build`` copies this module, the engine code it calls (reading
 cells, ``serve.handle``, ``Trial``) and the public checks into one file; ``SPEC`` (items,
 tolerances, limits) and ``CHECKS`` (the check functions) are written there as data.
 

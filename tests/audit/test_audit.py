@@ -28,7 +28,7 @@ from grader.audit import (
     print_table,
     run_audit,
 )
-from grader.audit.diagnosis import judge_correct, judge_mutant, print_confusion
+from grader.audit.naming import judge_correct, judge_mutant, print_confusion
 from grader.records.results import SubmissionResult
 
 ROOT = Path(__file__).resolve().parents[2]

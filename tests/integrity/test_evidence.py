@@ -7,7 +7,8 @@ import math
 
 import pytest
 
-from grader.integrity.evidence import ALPHA, FLOOR, LISTED, Work, floor, pairs
+from grader.integrity.chance import FLOOR, floor
+from grader.integrity.evidence import ALPHA, LISTED, Work, pairs
 from grader.integrity.fingerprints import definitions
 from grader.integrity.listing import clusters, flagged
 from grader.integrity.public import Public

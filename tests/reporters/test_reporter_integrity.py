@@ -20,7 +20,7 @@ from grader.integrity.fingerprints import definitions
 from grader.records.results import NotebookResult, RunInfo, SubmissionResult
 from grader.records.rung import Rung
 from grader.reporters import open_reporter
-from grader.reporters.integrity import COLUMNS
+from grader.reporters.integrity_report import COLUMNS
 from grader.run.outdir import RECORD
 from grader.submissions.load import Cell
 

@@ -11,7 +11,7 @@ import pytest
 from test_reporter_integrity import grade
 
 from benchmarks.integrity_converging import KINDS, build
-from grader.reporters.integrity import COLUMNS
+from grader.reporters.integrity_report import COLUMNS
 
 pytest.importorskip("torch")
 

@@ -22,7 +22,7 @@ from grader.assignment.bundle import Bundle, load_bundle
 from grader.assignment.catalogue import load_catalogue, write_submission
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.render.feedback_text import NOT_ATTEMPTED
-from grader.studentcheck.generate import SEED, GenerationError, build_check_py
+from grader.studentcheck.build import SEED, GenerationError, build_check_py
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 SAMPLE = DEFAULT_ASSIGNMENT.parent / "sample_class" / "Ada Lovelace" / "attention"

@@ -104,7 +104,7 @@ def test_a_file_taken_by_its_name_is_not_taken_again_and_other_files_are_not_not
 
 
 def test_the_releases_check_script_is_never_a_notebook(tmp_path: Path):
-    from grader.studentcheck.generate import build_check_py
+    from grader.studentcheck.build import build_check_py
 
     folder = put(tmp_path / "s", {"check.py": build_check_py(BUNDLE)})
     assert [f.path for f in load(folder).files] == [None, None]
