@@ -12,8 +12,7 @@ each module with its first sentence):
     nbgrader        nbgrader's course: the release, its gradebook, `grade --nbgrader`
     studentcheck    the students' check.py: generated from the public checks, and its runtime
     gradescope_zip  `gradescope`: the autograder zip, and the run its run_autograder does
-    run             `grade` in the main process: the plan, intake, the pools, the output folder,
-                    the outputs written, the summary
+    run             `grade` in the main process: plan, intake, pools, output folder, summary
     worker          a trusted worker's process: its bundle and zygote, one submission scored
     reporters       one module per --format, each fed the stream of results
     regrade         a run compared with the one it replaces in the output folder
