@@ -24,7 +24,7 @@ For each worker count, side by side in one run on one synthetic class (``synthet
   jobs x wall spent on students (*busy*, from each student's ``seconds``), and the efficiency
   over the middle 80% of the results alone (*steady*: the start and the tail left out).
 
-Each run is ``grader.grading.classrun.grade_class`` in a process of its own, as the CLI calls it.
+Each run is ``grader.run.classrun.grade_class`` in a process of its own, as the CLI calls it.
 Runs without this project's venv: see benchmarks/README.md, "Big machines".
 """
 
@@ -68,7 +68,7 @@ def run(mode: str, arguments: list[str], tree: Path | None = None) -> dict[str, 
 
 def _grade_main(class_dir: str, out: str, jobs: str, seed: str) -> None:
     sys.path.insert(0, os.getcwd())  # the tree benchmarked (``--against``), before this one
-    from grader.grading.classrun import grade_class
+    from grader.run.classrun import grade_class
 
     arrived: list[float] = []
 
@@ -100,7 +100,7 @@ def _start_main(folder: str, jobs: str, seed: str, students: str) -> None:
     sys.path.insert(0, os.getcwd())
     from grader.assignment.bundle import load_bundle, read_outline
     from grader.assignment.config import DEFAULT_ASSIGNMENT
-    from grader.grading.classrun import grade, prepare_run, start_workers
+    from grader.run.classrun import grade, prepare_run, start_workers
 
     outline = read_outline(DEFAULT_ASSIGNMENT)
     first = None

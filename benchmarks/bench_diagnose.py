@@ -39,11 +39,11 @@ from grader.assignment.catalogue import load_catalogue  # noqa: E402
 from grader.assignment.config import DEFAULT_ASSIGNMENT, Item  # noqa: E402
 from grader.diagnosis.diagnose import Diagnoser  # noqa: E402
 from grader.diagnosis.record import Recording  # noqa: E402
-from grader.grading.score import run_item  # noqa: E402
 from grader.records.results import CheckResult, Diagnosis  # noqa: E402
 from grader.runners import serve  # noqa: E402
 from grader.runners.inprocess import InProcessRunner  # noqa: E402
 from grader.threads import pin_torch  # noqa: E402
+from grader.worker.score import run_item  # noqa: E402
 
 
 def main() -> int:

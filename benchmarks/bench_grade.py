@@ -312,9 +312,9 @@ def _floor_main(spec_path: str) -> None:
         pass
     from grader.assignment.bundle import load_bundle
     from grader.assignment.config import DEFAULT_ASSIGNMENT
-    from grader.grading.score import grade_submission
     from grader.runners.inprocess import InProcessRunner
     from grader.submissions.load import load_submission
+    from grader.worker.score import grade_submission
 
     bundle = load_bundle(DEFAULT_ASSIGNMENT)
     assignment = bundle.assignment

@@ -38,13 +38,14 @@ def reporters_only(results_path: Path, out: Path) -> float:
     """Seconds the two HTML reporters take over the results of a run (no grading)."""
     from grader.assignment.bundle import load_bundle
     from grader.records.results import RunInfo, SubmissionResult
+    from grader.records.rung import Rung
     from grader.reporters import feed, open_reporter
 
     data = json.loads(results_path.read_text(encoding="utf-8"))
     bundle = load_bundle(data["run"]["assignment"])
     results = [SubmissionResult.from_json(s) for s in data["students"]]
     run = RunInfo(data["run"]["seed"], data["run"]["assignment"], data["run"]["class"], "", 1, "local",
-                  data["run"]["sandbox"]["mode"], True, True, (), "")
+                  Rung.from_json(data["run"]["sandbox"]), "")
     started = time.perf_counter()
     reporters = [open_reporter(name, out) for name in ("html", "report")]
     feed(reporters, bundle, run, results)

@@ -35,9 +35,9 @@ from grader.assignment.config import DEFAULT_ASSIGNMENT  # noqa: E402
 from grader.checks.base import Trial  # noqa: E402
 from grader.diagnosis import diagnose  # noqa: E402
 from grader.diagnosis.replies import read, same  # noqa: E402
-from grader.grading.score import run_item  # noqa: E402
 from grader.runners import serve  # noqa: E402
 from grader.runners.inprocess import InProcessRunner  # noqa: E402
+from grader.worker.score import run_item  # noqa: E402
 
 VARIANTS = ("sdpa_inverted_mask_inf,causal_mask_inverted_with_diagonal,pe_exponent_column_index,"
             "pe_module_plain_attribute,mha_inverted_mask_1e9")

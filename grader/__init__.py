@@ -12,7 +12,8 @@ each module with its first sentence):
     nbgrader        nbgrader's course: the release, its gradebook, `grade --nbgrader`
     studentcheck    the students' check.py: generated from the public checks, and its runtime
     gradescope_zip  `gradescope`: the autograder zip, and the run its run_autograder does
-    grading         `grade`: the class run, its pools and workers, one submission scored
+    run             `grade` in the main process: plan, intake, pools, output folder, summary
+    worker          a trusted worker's process: its bundle and zygote, one submission scored
     reporters       one module per --format, each fed the stream of results
     regrade         a run compared with the one it replaces in the output folder
     integrity       who shared work: code fingerprinted, replies digested, pairs scored, the page
@@ -23,9 +24,7 @@ each module with its first sentence):
     lms             Canvas and Moodle downloads turned into a class folder
     submissions     student folders and files found and read as hostile, never run
     written         written answers' marks read from written.csv, merged, and their outputs
-    summary         the summary a run prints at the end
-    render          what the outputs share: words, HTML, feedback text, file names
-    outdir          the output folder replaced whole, one run at a time
+    render          what the outputs share: words and points, HTML, feedback text, file names
     wire            the plain-data protocol between the trusted side and a sandbox
     records         the records every stage shares: results, answers, code, the rung, the job
     assignment      a bundle: its YAML as records, its checks' registry, reference, catalogue

@@ -2,7 +2,7 @@
 the ancestors within the mount, both cgroup versions. The process's cgroup comes from
 ``/proc/self/cgroup``, where its hierarchy is mounted from ``/proc/self/mountinfo``. ``root``
 stands for ``/`` (tests hand in a fake tree). The run reads its limits there
-(``grader.grading.host``), and the zygote makes its sandboxes' CPU groups there
+(``grader.run.host``), and the zygote makes its sandboxes' CPU groups there
 (``grader.sandbox.cpushare``)."""
 
 from __future__ import annotations

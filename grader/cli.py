@@ -13,10 +13,12 @@ from typing import NoReturn
 from . import __version__
 from .assignment.config import DEFAULT_ASSIGNMENT, ConfigError
 from .extras import require_dependencies, require_extra
-from .reporters import CORE_REPORTERS, OLD_NAMES, REPORTERS, with_core
+from .render.words import GRADE_IN_FOLDER, GRADE_IN_FORMGRADER
+from .reporters import CORE_REPORTERS, OLD_NAMES, REPORTERS, options_given, with_core
+from .reporters import add_options as add_reporter_options
+from .run.plan import COURSE, Outputs, RunPlan, ToGrade, WorkerPlan
 from .sandbox.spec import SandboxError
 from .stop import STOPPED, ending, stopped_by_signals
-from .summary import GRADE_IN_FOLDER, GRADE_IN_FORMGRADER
 
 BUNDLE_HELP = "the assignment bundle: its folder, its YAML, or the name of a bundle shipped in assignments/"
 
@@ -64,20 +66,10 @@ def build_parser(prog: str = COMMAND) -> argparse.ArgumentParser:
                        help="when another run is writing --out, wait for it to end (default: stop at once, naming it)")
     grade.add_argument("--no-diagnose", action="store_true",
                        help="do not name the known mistakes that explain lost points")
-    grade.add_argument("--known-sources", type=Path, metavar="DIR",
-                       help="with --format integrity: a folder of public code (.py, .ipynb) students may start "
-                            "from; like the release's starter code, it is no evidence")
-    grade.add_argument("--canvas-gradebook", type=Path, metavar="FILE",
-                       help="with --format canvas: the gradebook CSV that Canvas's Grades > Export writes")
-    grade.add_argument("--canvas-column", metavar="NAME",
-                       help="with --format canvas: the assignment's column to fill (its header, with or without "
-                       "the ' (id)' Canvas appends)")
     grade.add_argument("--written", type=Path, action="append", default=[], metavar="FILE",
                        help="marks of the written answers to merge (repeatable): the run's written.csv filled in, "
                        "or the grading page's downloads; the output folder's own written.csv is always read")
-    grade.add_argument("--canvas-missing", choices=("blank", "zero"), default="blank",
-                       help="with --format canvas: gradebook students without a submission get an empty cell "
-                       "(default) or 0")
+    add_reporter_options(grade)
 
     release = commands.add_parser("release", help="generate the student notebooks with nbgrader")
     release.add_argument("--out", type=Path, required=True,
@@ -189,8 +181,24 @@ def _formats(value: str) -> list[str]:
     return names
 
 
+def _plan(args: argparse.Namespace) -> RunPlan:
+    """The run's plan, from the command line; a ValueError for options that do not go together."""
+    formats = with_core([name for names in args.formats or [] for name in names])
+    outputs = Outputs(args.out, formats, options_given(args, formats), (), tuple(args.written), wait=args.wait)
+    workers = WorkerPlan(args.seed, args.jobs, args.scheduler, diagnose=not args.no_diagnose)
+    if args.nbgrader is not None:
+        if args.submissions is not None:
+            raise ValueError(f"grade: give either a class folder ({args.submissions}) or --nbgrader, not both")
+        return RunPlan(ToGrade(args.nbgrader, COURSE, args.assignment_id or ""), outputs, args.assignment, workers)
+    if args.assignment_id is not None:
+        raise ValueError("grade: --assignment-id goes with --nbgrader COURSE_DIR")
+    if args.submissions is None or args.out is None:
+        raise ValueError("grade: give the class folder and --out (or --nbgrader COURSE_DIR)")
+    return RunPlan(ToGrade(args.submissions), outputs, args.assignment, workers)
+
+
 def _grade(args: argparse.Namespace) -> int:
-    from .grading.classrun import grade_class
+    from .run.classrun import run_plan
 
     bar = None
     graded = "no"
@@ -210,36 +218,14 @@ def _grade(args: argparse.Namespace) -> int:
                        mininterval=0, miniters=1)
         bar.update(done - bar.n)
 
-    reports = with_core([name for names in args.formats or [] for name in names])
-    canvas = {"gradebook": args.canvas_gradebook, "column": args.canvas_column, "missing": args.canvas_missing}
-    if "canvas" not in reports and (args.canvas_gradebook or args.canvas_column):
-        raise ValueError("grade: --canvas-gradebook and --canvas-column go with --format canvas")
-    if args.known_sources is not None:
-        if "integrity" not in reports:
-            raise ValueError("grade: --known-sources goes with --format integrity")
-        from .integrity.public import known_source_files
-
-        known_source_files(args.known_sources)  # a missing or empty folder: one line before anything runs
-    integrity = {"known_sources": args.known_sources}
-    step = {"written_step": GRADE_IN_FORMGRADER if args.nbgrader is not None else GRADE_IN_FOLDER}
-    options = dict(seed=args.seed, jobs=args.jobs, scheduler=args.scheduler, reporters=reports,
-                   reporter_options={"canvas": canvas, "integrity": integrity, "report": step}, progress=progress,
-                   diagnose=not args.no_diagnose, written=args.written, wait=args.wait)
+    plan = _plan(args)
     try:
-        if args.nbgrader is not None:
-            if args.submissions is not None:
-                raise ValueError(f"grade: give either a class folder ({args.submissions}) or --nbgrader, not both")
+        if plan.to_grade.layout == COURSE:
             from .nbgrader.autograde import grade_course
 
-            course_run = grade_course(args.nbgrader, args.assignment, assignment_id=args.assignment_id,
-                                      out=args.out, **options)
-            outcome = course_run.run
-        elif args.assignment_id is not None:
-            raise ValueError("grade: --assignment-id goes with --nbgrader COURSE_DIR")
-        elif args.submissions is None or args.out is None:
-            raise ValueError("grade: give the class folder and --out (or --nbgrader COURSE_DIR)")
+            outcome = grade_course(plan, progress).run
         else:
-            outcome = grade_class(args.submissions, args.out, assignment_path=args.assignment, **options)
+            outcome = run_plan(plan, progress)
     except BaseException as exc:
         if bar is not None:
             bar.close()  # its line ends before any message
@@ -251,9 +237,11 @@ def _grade(args: argparse.Namespace) -> int:
         return status
     if bar is not None:
         bar.close()
-    for line in replace(outcome.summary, **step).lines():
+    step = GRADE_IN_FORMGRADER if args.nbgrader is not None else GRADE_IN_FOLDER
+    for line in replace(outcome.summary, written_step=step).lines():
         print(line)
-    print(f"seed {outcome.seed}; {outcome.seconds:.1f} s; wrote {', '.join(reports)} into {outcome.out_dir}")
+    print(f"seed {outcome.seed}; {outcome.seconds:.1f} s; wrote {', '.join(plan.outputs.formats)} into "
+          f"{outcome.out_dir}")
     if outcome.refused:
         print(f"error: {outcome.refused}", file=sys.stderr)
         return 1

@@ -42,9 +42,9 @@ from . import __version__
 from .assignment.bundle import Bundle, bundle_yaml, read_outline
 from .assignment.config import Assignment, read_yaml
 from .atomic import replaced_whole, write_whole
+from .render.words import fmt_points
+from .run.plan import SUBMISSION, Outputs, RunPlan, ToGrade, WorkerPlan
 from .stop import ending, stopped_by_signals
-from .submissions.files import copy_submitted
-from .summary import fmt_points
 
 DISTRIBUTION = "attention-autograder"
 TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
@@ -192,7 +192,7 @@ def _add_tree(files: dict[str, Path], folder: Path, prefix: str) -> None:
 
 def run_autograder(root: Path) -> int:
     """Grade ``root/submission`` (one student) and write ``root/results/results.json``."""
-    from .grading.classrun import grade_class
+    from .run.classrun import run_plan
 
     results = root / "results"
     results.mkdir(parents=True, exist_ok=True)
@@ -204,13 +204,11 @@ def run_autograder(root: Path) -> int:
         if secret.exists():
             secret.chmod(secret.stat().st_mode & ~0o007)
     with tempfile.TemporaryDirectory(prefix="grader-gradescope-") as tmp:
-        class_dir, out = Path(tmp) / "class", Path(tmp) / "out"
-        # Read as any class is: a link is copied as a link, never followed (one into
-        # source/reference/ would otherwise be graded as the student's work), and refused in words.
-        for left in copy_submitted(root / "submission", class_dir / STUDENT):
-            print(f"submission: not copied: {left}")
-        outcome = grade_class(class_dir, out, assignment_path=root / "source" / "assignment", jobs=1,
-                              reporters=("gradescope",), hide=(root / "source", root / "submission", results))
+        out = Path(tmp) / "out"
+        plan = RunPlan(ToGrade(root / "submission", SUBMISSION, STUDENT), Outputs(out, ("gradescope",)),
+                       root / "source" / "assignment", WorkerPlan(jobs=1, hidden=(root / "source", root / "submission",
+                                                                                 results)))
+        outcome = run_plan(plan)
         for line in outcome.summary.lines():
             print(line)
         data = json.loads((out / "gradescope" / f"{STUDENT}.json").read_text(encoding="utf-8"))

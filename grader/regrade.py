@@ -15,7 +15,7 @@ from pathlib import Path
 from .assignment.bundle import Bundle
 from .records.results import RunInfo, SubmissionResult
 from .render.csv_cells import cell_text, csv_text
-from .summary import fmt_points
+from .render.words import fmt_points
 
 CHANGES = "changes.csv"
 COLUMNS = ["student", "old", "new", "difference", "items"]

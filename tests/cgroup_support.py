@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.grading.host import cgroup_dirs
+from grader.run.host import cgroup_dirs
 
 PERIOD_US = 100_000
 

@@ -16,10 +16,10 @@ from matrix_support import ONCE, ONCE_VARIABLE, deselects
 from grader.assignment.bundle import Bundle, load_bundle
 from grader.assignment.catalogue import Entry
 from grader.generate.sample_class import sample_students
-from grader.grading.score import run_item
 from grader.records.results import ItemResult
 from grader.runners.inprocess import InProcessRunner
 from grader.submissions.load import Cell, SourceFile
+from grader.worker.score import run_item
 
 if os.environ.get(BUNDLE_VARIABLE):
     # Before any test module imports `reference`: one process imports one package of that name,

@@ -22,7 +22,7 @@ ONCE = (
     "tests/test_cli_written.py",
     "tests/test_gradescope_zip.py",
     "tests/test_outdir.py",
-    "tests/grading/test_classrun_failed_ids.py",
+    "tests/run/test_classrun_failed_ids.py",
     "tests/test_regrade.py",
     "tests/generate/",
     "tests/authoring/test_carry_item.py",

@@ -201,7 +201,7 @@ def test_formats_are_chosen_with_format_and_report_keeps_its_old_names(tmp_path:
     zoe = json.loads((out / "gradescope" / f"{safe_name('Zoë Çelik')}.json").read_text(encoding="utf-8"))
     assert zoe["score"] == total
     pl = json.loads((out / "prairielearn" / f"{safe_name('Zoë Çelik')}.json").read_text(encoding="utf-8"))
-    assert pl["score"] == total / BUNDLE.assignment.max_score and pl["gradable"]
+    assert pl["score"] == total / BUNDLE.assignment.items_points and pl["gradable"]
     assert float(rows(out)["Zoë Çelik"]["score"]) == total
 
 

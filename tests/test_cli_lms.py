@@ -23,7 +23,7 @@ pytest.importorskip("torch")
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 SAMPLE = BUNDLE.root / "sample_class"
 LMS = BUNDLE.root / samples.FOLDER
-MAX = f"{BUNDLE.assignment.max_score:g}"
+MAX = f"{BUNDLE.assignment.items_points:g}"
 STUDENTS = samples.uploaders(SAMPLE, BUNDLE.assignment.name, BUNDLE.assignment.notebooks)
 
 

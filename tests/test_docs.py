@@ -119,7 +119,7 @@ def test_the_points_and_written_answers_come_from_the_yaml():
     for item in assignment.items:
         row = f"| `{item.name}` | `{item.notebook}` | {len(item.checks)} | {len(item.public)} | {item.points:g} |"
         assert row in points
-    assert f"**{assignment.max_score:g}**" in points
+    assert f"**{assignment.items_points:g}**" in points
     written = generated.fill("<!-- generated: written -->")
     assert assignment.written and all(f"| `{question.id}` |" in written for question in assignment.written)
     assert all(part.name in written for question in assignment.written for part in question.rubric)

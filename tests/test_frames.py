@@ -65,6 +65,6 @@ def test_whole_hands_out_a_frame_it_cannot_read_as_its_error_and_stops_at_one_to
 
 
 def test_framing_imports_no_numpy():
-    # A run's main process frames its requests before it imports numpy (grader.grading.local).
-    probe = "import sys, grader.frames, grader.grading.local; print('numpy' in sys.modules)"
+    # A run's main process frames its requests before it imports numpy (grader.run.local).
+    probe = "import sys, grader.frames, grader.run.local; print('numpy' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout == "False\n"

@@ -179,10 +179,10 @@ def test_a_correct_student_gets_full_marks(built: tuple[Path, Path]):
     done, data, peak = grade_submission(root, SAMPLE / "Ada Lovelace" / "attention")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "grader 0." in done.stdout and "/autograder/source/grader" in done.stdout.replace(str(root), "/autograder")
-    assert data["score"] == BUNDLE.assignment.max_score and data["stdout_visibility"] == "hidden"
+    assert data["score"] == BUNDLE.assignment.items_points and data["stdout_visibility"] == "hidden"
     assert [t["name"] for t in data["tests"]] == [f"{item}: {check}" for item, check in CHECKS]
     assert all(t["status"] == "passed" for t in data["tests"])
-    assert sum(t["max_score"] for t in data["tests"]) == BUNDLE.assignment.max_score  # the written answers: none
+    assert sum(t["max_score"] for t in data["tests"]) == BUNDLE.assignment.items_points  # the written answers: none
     assert WRITTEN_NOTE in data["output"]
     print(f"the cgroup's peak memory, page cache included: {peak and peak // 2**20} MB")
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.outdir import RECORD, OutputFolderError, check_out_dir, earlier_formats, locked, staged
+from grader.run.outdir import RECORD, OutputFolderError, check_out_dir, earlier_formats, locked, staged
 
 
 def test_a_run_replaces_the_folder_whole(tmp_path: Path):
@@ -71,7 +71,7 @@ def test_a_killed_runs_staging_folder_is_removed_even_when_its_pid_is_another_pr
 
 def test_a_live_runs_staging_folder_is_left_to_it(tmp_path: Path):
     other = subprocess.Popen([sys.executable, "-c", "import sys\nfrom pathlib import Path\n"
-                              "from grader.outdir import staged\nwith staged(Path(sys.argv[1])) as write:\n"
+                              "from grader.run.outdir import staged\nwith staged(Path(sys.argv[1])) as write:\n"
                               "    print(write.name, flush=True)\n    sys.stdin.read()\n", str(tmp_path / "out")],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[1])
     assert other.stdout is not None and other.stdin is not None

@@ -94,7 +94,7 @@ def points(assignment: Assignment) -> str:
     for notebook in assignment.notebooks:
         total = sum(item.points for item in assignment.items_of(notebook))
         rows.append(f"| all of `{notebook}` | | | | {number(total)} |")
-    rows.append(f"| **every item** | | | | **{number(assignment.max_score)}** |")
+    rows.append(f"| **every item** | | | | **{number(assignment.items_points)}** |")
     return "\n".join(rows)
 
 

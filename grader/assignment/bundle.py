@@ -54,7 +54,7 @@ class Bundle:
         return tuple(f"{notebook}.ipynb" for notebook in self.assignment.notebooks)
 
     @property
-    def private_paths(self) -> tuple[Path, ...]:
+    def hidden(self) -> tuple[Path, ...]:
         """What a sandbox must never see: the bundle (checks, catalogue, solutions) and the reference."""
         return (self.root, self.reference_dir)
 

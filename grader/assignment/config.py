@@ -106,7 +106,7 @@ class Assignment:
     written: tuple[WrittenQuestion, ...] = ()
 
     @property
-    def max_score(self) -> float:
+    def items_points(self) -> float:
         return sum(item.points for item in self.items)
 
     def item(self, name: str) -> Item:
@@ -125,7 +125,7 @@ class Assignment:
     @property
     def total_points(self) -> float:
         """Everything a student may earn: the items' points and the written answers'."""
-        return self.max_score + self.written_points
+        return self.items_points + self.written_points
 
     def question(self, question_id: str) -> WrittenQuestion:
         for question in self.written:

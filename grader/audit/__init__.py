@@ -1,6 +1,6 @@
 """Prove the checks through the real grading path.
 
-One temporary class is graded with :func:`grader.grading.classrun.grade` (sandboxes, warm workers,
+One temporary class is graded with :func:`grader.run.classrun.grade` (sandboxes, warm workers,
 one seed; the results are judged in memory as they stream in), holding:
 
 * the reference as a submission: it must get full marks;

@@ -19,8 +19,8 @@ from ..assignment.bundle import Bundle, load_bundle
 from ..assignment.catalogue import Entry, load_catalogue, write_submission
 from ..assignment.config import DEFAULT_ASSIGNMENT
 from ..authoring.new_item import unwritten_references
-from ..grading.classrun import grade, prepare_run
 from ..records.results import ItemResult, SubmissionResult
+from ..run.classrun import grade, prepare_run
 from ..submissions.load import discover
 from .margin import Margin, alternative_margin, mutant_margin
 from .mutants import AutoMutant, auto_mutants

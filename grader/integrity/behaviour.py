@@ -4,7 +4,7 @@ Every student of a run gets the same hidden inputs, so two copies of one program
 same values: the digest covers every reply the item's checks got, numbers rounded to 6
 decimals (a copy that adds in another order, or writes ``np.matmul`` for ``@``, returns values
 that differ far below that). The worker records it only for an item that lost points and only
-when a reporter asks (``wants_behaviour``): correct outputs are never evidence. It holds no
+when a reporter asks (``Needs.behaviour``): correct outputs are never evidence. It holds no
 value, only a hash, and ``results.json`` does not carry it.
 """
 

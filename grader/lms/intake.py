@@ -38,7 +38,7 @@ class _Entry:
 
 
 @contextlib.contextmanager
-def class_folder(path: Path, notebooks: tuple[str, ...]) -> Iterator[tuple[Path, LmsInfo | None]]:
+def from_download(path: Path, notebooks: tuple[str, ...]) -> Iterator[tuple[Path, LmsInfo | None]]:
     """``path`` as a class folder: itself with no ``LmsInfo`` when it is one folder per student;
     for a Canvas or Moodle download, a temporary class folder (removed afterwards) and what
     the download held. A zip that is neither is a ``DownloadError``."""

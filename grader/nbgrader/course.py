@@ -1,17 +1,14 @@
-"""An nbgrader course folder: its configuration, its submissions of one assignment as a class
-folder, and nbgrader's own tools on PATH."""
+"""An nbgrader course folder: its configuration, and nbgrader's own tools on PATH (its
+submissions of one assignment come in as a class folder by ``grader.run.intake``)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
-from ..submissions.files import copy_submitted
 
 
 @dataclass(frozen=True)
@@ -52,31 +49,6 @@ def open_course(course_dir: Path, assignment_id: str) -> Course:
         raise ValueError(f"--nbgrader {course_dir}: no submissions of {assignment_id!r} "
                          f"({submitted}/<student>/{assignment_id}/)")
     return course
-
-
-@contextlib.contextmanager
-def class_view(course: Course) -> Iterator[Path]:
-    """A class folder of the assignment's submissions: ``<student>/<assignment>/``, a copy of the
-    student's ``submitted/<student>/<assignment>/`` made by ``copy_submitted`` (a link in it stays
-    a link, which the grading refuses in words; a link as either folder is copied as a link, and
-    that student's row says so). Students who submitted only other assignments are not in it, as
-    autograde grades only the submissions it finds.
-
-    The notebooks sit one level down, in nbgrader's own layout, so that no id is layout: a
-    student named as the assignment holds only a folder where a class folder's own notebooks
-    would make it one student's folder."""
-    with tempfile.TemporaryDirectory(prefix="grader-nbgrader-class-") as tmp:
-        view = Path(tmp)
-        for student in sorted(course.submitted.iterdir()):
-            folder = course.submission(student.name)
-            if student.name.startswith(".") or not folder.is_dir():
-                continue
-            if student.is_symlink() or folder.is_symlink():
-                os.symlink(folder, view / student.name)  # never followed: the row says it is a link
-            else:
-                (view / student.name).mkdir()
-                copy_submitted(folder, view / student.name / course.assignment_id)
-        yield view
 
 
 @contextlib.contextmanager

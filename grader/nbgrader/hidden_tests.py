@@ -10,8 +10,8 @@ from typing import Any
 from ..assignment.bundle import Bundle, load_bundle
 from ..assignment.config import DEFAULT_ASSIGNMENT
 from ..assignment.shipped import resolve_assignment
-from ..grading.score import run_item
 from ..runners.inprocess import InProcessRunner
+from ..worker.score import run_item
 
 _BUNDLES: dict[Path, Bundle] = {}
 

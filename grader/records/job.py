@@ -1,5 +1,5 @@
 """What a run's workers are given, and what holds them: import-light, so that a run's main
-process can start its workers before it imports anything heavy (``grader.grading.classrun``)."""
+process can start its workers before it imports anything heavy (``grader.run.classrun``)."""
 
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ from ..assignment.config import Assignment, Item
 from .answers import UNANSWERED, Answer, Mark, WrittenRow, row_of
 from .code import ItemCode
 from .lms_download import LmsInfo
+from .rung import Rung
 
 
 @dataclass(frozen=True)
@@ -230,25 +231,20 @@ class RunInfo:
 
     seed: int
     assignment: str  # the bundle's YAML
-    class_dir: str
+    given: str  # the class as the instructor gave it: a class folder, or an LMS download
     grader_version: str
     jobs: int
     scheduler: str  # "local" or the Dask scheduler's address
-    sandbox: str  # the isolation rung: root-namespaces, user-namespaces, landlock or degraded
-    namespaces: bool
-    drop_uid: bool
-    notes: tuple[str, ...]  # how the sandbox is degraded on this host
+    rung: Rung  # how the sandboxes were isolated
     started: str
     lms: LmsInfo | None = None  # the class was this Canvas or Moodle download
 
     def to_json(self) -> dict[str, Any]:
         lms = {} if self.lms is None else {"lms": self.lms.to_json()}  # lateness and the files graded
         return {
-            "seed": self.seed, "assignment": self.assignment, "class": self.class_dir,
+            "seed": self.seed, "assignment": self.assignment, "class": self.given,
             "grader_version": self.grader_version, "jobs": self.jobs, "scheduler": self.scheduler,
-            "sandbox": {"mode": self.sandbox, "namespaces": self.namespaces, "drop_uid": self.drop_uid,
-                        "notes": list(self.notes)},
-            "started": self.started,
+            "sandbox": self.rung.to_json(), "started": self.started,
             **lms,
         }
 

@@ -17,10 +17,12 @@ adds the two up, as grades.csv's ``score`` does.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import re
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 from ..assignment.bundle import Bundle
 from ..lms.names import CANVAS
@@ -28,7 +30,8 @@ from ..records.lms_download import LmsInfo
 from ..records.results import RunInfo, SubmissionResult
 from ..render.csv_cells import csv_text
 from ..render.lms_columns import graded_questions, written_column
-from ..summary import fmt_earned, fmt_points
+from ..render.words import fmt_earned, fmt_points
+from . import Reporter
 
 IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Integration ID", "Root Account", "Section")
 MATCHED_BY = ("ID", "SIS User ID", "SIS Login ID", "Student")
@@ -102,7 +105,24 @@ class Gradebook:
         return []
 
 
-class CanvasGradebook:
+class CanvasGradebook(Reporter):
+    @classmethod
+    def add_options(cls, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--canvas-gradebook", type=Path, metavar="FILE",
+                            help="with --format canvas: the gradebook CSV that Canvas's Grades > Export writes")
+        parser.add_argument("--canvas-column", metavar="NAME",
+                            help="with --format canvas: the assignment's column to fill (its header, with or "
+                            "without the ' (id)' Canvas appends)")
+        parser.add_argument("--canvas-missing", choices=MISSING, default="blank",
+                            help="with --format canvas: gradebook students without a submission get an empty cell "
+                            "(default) or 0")
+
+    @classmethod
+    def options(cls, args: argparse.Namespace, chosen: bool) -> dict[str, Any]:
+        if not chosen and (args.canvas_gradebook or args.canvas_column):
+            raise ValueError("grade: --canvas-gradebook and --canvas-column go with --format canvas")
+        return {"gradebook": args.canvas_gradebook, "column": args.canvas_column, "missing": args.canvas_missing}
+
     def __init__(self, out_dir: Path, gradebook: Path | None = None, column: str | None = None,
                  missing: str = "blank") -> None:
         if missing not in MISSING:
@@ -115,7 +135,7 @@ class CanvasGradebook:
         self.book = Gradebook(Path(gradebook), column)
         self.missing = missing
         self.lms: LmsInfo | None = None
-        self.max_score = 0.0  # the checks' points: the assignment column's maximum
+        self.items_points = 0.0  # the checks' points: the assignment column's maximum
         self.written_points = 0.0  # the written answers', in columns of their own
         self.scores: dict[int, float] = {}  # gradebook row -> score
         self.written: dict[int, dict[str, float]] = {}  # gradebook row -> written answer -> points, once graded
@@ -125,7 +145,7 @@ class CanvasGradebook:
 
     def start(self, bundle: Bundle, run: RunInfo) -> None:
         self.lms = run.lms if run.lms is not None and run.lms.system == CANVAS else None
-        self.max_score = bundle.assignment.max_score
+        self.items_points = bundle.assignment.items_points
         self.written_points = bundle.assignment.written_points
         self.questions = tuple(question.id for question in bundle.assignment.written)
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -164,7 +184,7 @@ class CanvasGradebook:
         if not self.written_points:
             return " (as in grades.csv)"
         return (f" (the checks' points; the written answers' {fmt_points(self.written_points)} are in columns of "
-                f"their own: {fmt_points(self.max_score + self.written_points)} in all, grades.csv's max_score)")
+                f"their own: {fmt_points(self.items_points + self.written_points)} in all, grades.csv's max_score)")
 
     def summary_lines(self) -> list[str]:
         book = self.book
@@ -174,9 +194,9 @@ class CanvasGradebook:
                  f"of the gradebook; {without} without a submission "
                  + ("given 0" if self.missing == "zero" else "left blank")]
         possible = book.points_possible()
-        if possible is not None and possible != fmt_points(self.max_score):
+        if possible is not None and possible != fmt_points(self.items_points):
             lines.append(f"  note: Canvas says the column is worth {possible} points; the scores are out of "
-                         f"{fmt_points(self.max_score)}, not rescaled{self._whole()}")
+                         f"{fmt_points(self.items_points)}, not rescaled{self._whole()}")
         if self.unmatched:
             lines.append(f"  submissions that match no student of the gradebook ({len(self.unmatched)}): "
                          + ", ".join(sorted(self.unmatched)))

@@ -9,12 +9,14 @@ unusable; a link to every student's feedback. Only a small row per student is ke
 
 from __future__ import annotations
 
+import argparse
 import re
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from ..assignment.bundle import Bundle
@@ -27,8 +29,8 @@ from ..render.feedback_text import not_attempted
 from ..render.html import esc, page, who
 from ..render.mistakes import Diagnosed, diagnosed, failures_table, mistakes_section
 from ..render.per_student import student_file
-from ..render.words import counted
-from ..summary import GRADE_IN_FOLDER, file_problems, fmt_points
+from ..render.words import GRADE_IN_FOLDER, GRADE_IN_FORMGRADER, counted, file_problems, fmt_points
+from . import Needs, Reporter
 
 SLOWEST = 10  # students listed by time
 MESSAGES = 25  # failure messages listed
@@ -50,8 +52,13 @@ class _Row:
     written: tuple[tuple[str, str], ...] = ()  # (question, status) of each written answer
 
 
-class ClassReport:
-    wants_formats = True  # it links to the integrity report when the run writes one
+class ClassReport(Reporter):
+    needs = Needs(formats=True)  # it links to the integrity report when the run writes one
+
+    @classmethod
+    def options(cls, args: argparse.Namespace, chosen: bool) -> dict[str, Any]:
+        # Where the written answers are graded: formgrader, for an nbgrader course.
+        return {"written_step": GRADE_IN_FORMGRADER if args.nbgrader is not None else GRADE_IN_FOLDER}
 
     def __init__(self, out_dir: Path, formats: Sequence[str] = (), written_step: str = GRADE_IN_FOLDER) -> None:
         self.out_dir = out_dir

@@ -1,7 +1,7 @@
 """``feedback/<student>.html``: the Markdown feedback's content as one self-contained page,
 plus, for each item with a public example, the student's answer on it drawn beside what it
 should be. One file per student, written as the result arrives; asks the engine to run the
-public examples (``wants_examples``)."""
+public examples (``Needs.examples``)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,13 @@ from ..records.results import ItemResult, Picture, SubmissionResult
 from ..render.feedback_text import NOT_ATTEMPTED, error_summary, not_attempted, ran_after, written_points
 from ..render.html import esc, page, picture_figure
 from ..render.per_student import FilePerStudent
-from ..summary import fmt_points
+from ..render.words import fmt_points
+from . import Needs, Reporter
 
 
-class FeedbackHtml(FilePerStudent):
+class FeedbackHtml(FilePerStudent, Reporter):
     folder_name, suffix = "feedback", ".html"
-    wants_examples = True
+    needs = Needs(examples=True)
 
     def text(self, result: SubmissionResult) -> str:
         return feedback_html(result, self.questions)

@@ -15,10 +15,11 @@ from ..records.results import CheckResult, SubmissionResult
 from ..render.feedback_text import NOT_ATTEMPTED, error_summary, not_attempted, ran_after, written_points
 from ..render.markdown import md_block, md_code, md_inline
 from ..render.per_student import FilePerStudent
-from ..summary import fmt_points
+from ..render.words import fmt_points
+from . import Reporter
 
 
-class FeedbackMarkdown(FilePerStudent):
+class FeedbackMarkdown(FilePerStudent, Reporter):
     folder_name, suffix = "feedback", ".md"
 
     def text(self, result: SubmissionResult) -> str:

@@ -16,10 +16,11 @@ from ..records.answers import UNANSWERED
 from ..records.lms_download import LmsInfo
 from ..records.results import RunInfo, SubmissionResult
 from ..render.csv_cells import csv_text
-from ..summary import fmt_earned, fmt_points
+from ..render.words import fmt_earned, fmt_points
+from . import Reporter
 
 
-class GradesCsv:
+class GradesCsv(Reporter):
     def __init__(self, out_dir: Path) -> None:
         self.path = out_dir / "grades.csv"
         self.rows: list[tuple[str, float, list[float], list[str]]] = []

@@ -12,9 +12,10 @@ from typing import Any
 from ..records.results import SubmissionResult
 from ..render.feedback_text import check_output, checks_line, graded_elsewhere, submission_notes
 from ..render.per_student import JsonPerStudent
+from . import Reporter
 
 
-class Gradescope(JsonPerStudent):
+class Gradescope(JsonPerStudent, Reporter):
     folder_name = "gradescope"
 
     def render(self, result: SubmissionResult) -> dict[str, Any]:

@@ -1,33 +1,49 @@
 """``integrity.csv`` and ``integrity.html``: pairs of students whose submissions share work.
 
 Each result arrives with the code of each item, fingerprinted by the worker from the files it
-read (``wants_code``: parsed, never run), and the digests of what the code returned on the
-items that lost points (``wants_behaviour``): the run's main process reads no student's file
+read (``Needs.code``: parsed, never run), and the digests of what the code returned on the
+items that lost points (``Needs.behaviour``): the run's main process reads no student's file
 again. At the end, ``grader.integrity`` compares the whole class and the flagged pairs are
 written, strongest first. The report changes no grade, and no other output.
 """
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
+from typing import Any
 
 from ..assignment.bundle import Bundle
 from ..integrity.evidence import Work, pairs
 from ..integrity.listing import clusters, flagged, why
 from ..integrity.origins import public_matches, solution_named
 from ..integrity.page import integrity_page
-from ..integrity.public import Public, public_code
+from ..integrity.public import Public, known_source_files, public_code
 from ..records.code import ItemCode
 from ..records.results import RunInfo, SubmissionResult
 from ..render.csv_cells import csv_text
 from ..render.words import counted
+from . import Needs, Reporter
 
 COLUMNS = ("student_a", "student_b", "score", "items", "evidence")
 
 
-class IntegrityReport:
-    wants_behaviour = True
-    wants_code = True
+class IntegrityReport(Reporter):
+    needs = Needs(behaviour=True, code=True)
+
+    @classmethod
+    def add_options(cls, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--known-sources", type=Path, metavar="DIR",
+                            help="with --format integrity: a folder of public code (.py, .ipynb) students may "
+                            "start from; like the release's starter code, it is no evidence")
+
+    @classmethod
+    def options(cls, args: argparse.Namespace, chosen: bool) -> dict[str, Any]:
+        if args.known_sources is not None:
+            if not chosen:
+                raise ValueError("grade: --known-sources goes with --format integrity")
+            known_source_files(args.known_sources)  # a missing or empty folder: one line before anything runs
+        return {"known_sources": args.known_sources}
 
     def __init__(self, out_dir: Path, known_sources: Path | None = None) -> None:
         self.out_dir = out_dir

@@ -15,8 +15,8 @@ from ..assignment.bundle import Bundle
 from ..records.answers import GRADED
 from ..records.results import RunInfo, SubmissionResult
 from ..render.feedback_text import NO_ANSWER, check_output, submission_notes, written_points
-from ..render.words import counted
-from ..summary import fmt_points
+from ..render.words import counted, fmt_points
+from . import Reporter
 
 # What XML 1.0 cannot hold, even escaped (student ids and printed output can hold anything).
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -26,7 +26,7 @@ def xml_text(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
-class JUnitXml:
+class JUnitXml(Reporter):
     def __init__(self, out_dir: Path) -> None:
         self.path = out_dir / "junit.xml"
         self.part = out_dir / ".junit.xml.suites"

@@ -29,7 +29,8 @@ from ..records.results import RunInfo, SubmissionResult
 from ..render.csv_cells import csv_text
 from ..render.feedback_text import check_output, checks_score, submission_notes, written_points
 from ..render.lms_columns import graded_questions, html_comment, written_column
-from ..summary import fmt_earned, fmt_points
+from ..render.words import fmt_earned, fmt_points
+from . import Reporter
 
 COLUMNS = ["Identifier", "Full name", "Grade", "Maximum Grade", "Feedback comments"]
 FEEDBACK_LINES = 6  # the comment's lines; the rest is in the student's feedback file
@@ -56,25 +57,25 @@ def feedback_lines(result: SubmissionResult, limit: int = FEEDBACK_LINES) -> lis
     return lines
 
 
-class MoodleGrades:
+class MoodleGrades(Reporter):
     def __init__(self, out_dir: Path) -> None:
         self.path = out_dir / "moodle.csv"
         self.lms: LmsInfo | None = None
         # (student, the row, its written answers' points once graded)
         self.rows: list[tuple[str, list[str], dict[str, float]]] = []
         self.questions: tuple[str, ...] = ()
-        self.max_score = 0.0
+        self.items_points = 0.0
 
     def start(self, bundle: Bundle, run: RunInfo) -> None:
         self.lms = run.lms if run.lms is not None and run.lms.system == MOODLE else None
-        self.max_score = bundle.assignment.max_score
+        self.items_points = bundle.assignment.items_points
         self.questions = tuple(question.id for question in bundle.assignment.written)
         self.path.parent.mkdir(parents=True, exist_ok=True)
 
     def add(self, result: SubmissionResult) -> None:
         found = self.lms.student(result.student) if self.lms is not None else None
         identifier, name = (f"Participant {found.lms_id}", found.name) if found else (result.student, result.student)
-        row = [identifier, name, fmt_points(result.items_score), fmt_points(self.max_score),
+        row = [identifier, name, fmt_points(result.items_score), fmt_points(self.items_points),
                html_comment(feedback_lines(result))]
         self.rows.append((result.student, row, result.written_earned))
 

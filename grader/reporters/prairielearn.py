@@ -24,9 +24,10 @@ from ..render.feedback_text import (
     submission_notes,
 )
 from ..render.per_student import JsonPerStudent
+from . import Reporter
 
 
-class PrairieLearn(JsonPerStudent):
+class PrairieLearn(JsonPerStudent, Reporter):
     folder_name = "prairielearn"
 
     def render(self, result: SubmissionResult) -> dict[str, Any]:

@@ -10,9 +10,10 @@ from typing import TextIO
 from ..assignment.bundle import Bundle
 from ..records.results import RunInfo, SubmissionResult
 from ..render.per_student import student_file
+from . import Reporter
 
 
-class ResultsJson:
+class ResultsJson(Reporter):
     def __init__(self, out_dir: Path) -> None:
         self.path = out_dir / "results.json"
         self.run: RunInfo | None = None

@@ -28,12 +28,12 @@ from typing import IO, TYPE_CHECKING, Any, cast
 
 from ..assignment.config import Item, Tolerance
 from ..checks.base import CheckFailed, Trial
-from ..grading.score import seed_for
 from ..linux import PR_SET_PDEATHSIG, prctl
 from ..render.feedback_text import NOT_ATTEMPTED, error_summary
 from ..runners.serve import exec_cell, handle, new_namespace
 from ..sandbox.nullplot import Null, install
 from ..submissions.load import read_cells
+from ..worker.score import seed_for
 
 if TYPE_CHECKING:
     from ..runners.protocol import Runner

@@ -77,8 +77,8 @@ class Submission:
 
 
 @dataclass(frozen=True)
-class ClassFolder:
-    """A class folder as found: its student folders, sorted by id, and what was skipped."""
+class Roster:
+    """A class folder's students as found: their folders, sorted by id, and what was skipped."""
 
     students: tuple[Path, ...]
     skipped: tuple[str, ...]  # names of entries that are not student folders, with why
@@ -89,7 +89,7 @@ class ClassFolderError(ValueError):
     """The class folder cannot be graded as given; the message names the fix."""
 
 
-def discover(class_dir: Path, assignment: str = "", notebooks: tuple[str, ...] = ()) -> ClassFolder:
+def discover(class_dir: Path, assignment: str = "", notebooks: tuple[str, ...] = ()) -> Roster:
     """The student folders of a class: every folder in it, whatever its name (an id is data,
     never layout). Files and folders whose names begin with "." are skipped (and listed). A
     link to a folder is a student, whose row will say it was not read (never its target's work
@@ -126,7 +126,7 @@ def discover(class_dir: Path, assignment: str = "", notebooks: tuple[str, ...] =
         # Ids are data, so it is graded; but it is as likely one student's folder in nbgrader's layout.
         note = (f"{class_dir} holds one student, {assignment}, named as the assignment: graded as a student; "
                 "if it is one student's folder, give the folder that holds one folder per student")
-    return ClassFolder(tuple(sorted(students, key=key)), tuple(sorted(skipped)), note)
+    return Roster(tuple(sorted(students, key=key)), tuple(sorted(skipped)), note)
 
 
 def student_id(folder: Path) -> str:

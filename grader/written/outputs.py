@@ -13,8 +13,8 @@ from ..records.answers import GRADED, LABELS, UNANSWERED, WRITTEN_CSV_COLUMNS, W
 from ..records.results import RunInfo, SubmissionResult
 from ..render.csv_cells import csv_text
 from ..render.per_student import student_file
+from ..render.words import fmt_points
 from ..render.written_page import question_page
-from ..summary import fmt_points
 
 # After the columns that are read back: what the run found, for the person (not read back).
 STATUS_COLUMN = "status"

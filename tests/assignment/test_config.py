@@ -31,7 +31,7 @@ def test_bundled_assignment_is_valid_and_matches_the_reference():
         public = {node.name for node in tree.body
                   if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_")}
         assert {i.name for i in a.items_of(notebook)} == public, notebook
-    assert a.max_score == sum(p for i in a.items for _, p in i.checks)
+    assert a.items_points == sum(p for i in a.items for _, p in i.checks)
     assert a.item("PositionalEncoding").tolerance("float32").atol > a.item("softmax").tolerance("float32").atol
 
 

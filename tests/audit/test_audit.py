@@ -99,11 +99,11 @@ def test_written_answers_are_neither_the_references_nor_a_mutants_business(
     assert BUNDLE.assignment.written
     for question in BUNDLE.assignment.written:
         assert question.id not in audit_run.stdout + audit_run.stderr
-    full = f"{BUNDLE.assignment.max_score:g} / {BUNDLE.assignment.max_score:g}"
+    full = f"{BUNDLE.assignment.items_points:g} / {BUNDLE.assignment.items_points:g}"
     reference = next(line for line in audit_run.stdout.splitlines() if line.startswith("reference "))
     assert reference.split()[3] == "ok" and full in reference, reference
     stubs = next(line for line in audit_run.stdout.splitlines() if line.startswith("stubs "))
-    assert f"0 / {BUNDLE.assignment.max_score:g}" in stubs, stubs
+    assert f"0 / {BUNDLE.assignment.items_points:g}" in stubs, stubs
 
 
 def test_audit_reports_each_mutants_margin(audit_run: subprocess.CompletedProcess[str]) -> None:
@@ -291,9 +291,9 @@ def test_report_names_misses_and_survivors() -> None:
 # ---- a weakened check set fails the audit -------------------------------------------------
 
 def _caught_by_in_process(assignment, entry, seed: int) -> list[str]:  # type: ignore[no-untyped-def]
-    from grader.grading.score import run_item
     from grader.runners.inprocess import InProcessRunner
     from grader.submissions.load import Cell, SourceFile
+    from grader.worker.score import run_item
 
     source = reference_source(entry.notebook) + "\n\n" + entry.code
     runner = InProcessRunner.from_source(SourceFile(entry.notebook, f"{entry.notebook}.py", (Cell(1, source),)),

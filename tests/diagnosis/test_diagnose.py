@@ -19,11 +19,11 @@ from grader.checks.base import Trial
 from grader.diagnosis.diagnose import PREFIX, Diagnoser, message
 from grader.diagnosis.record import Recording
 from grader.diagnosis.replies import UNREADABLE, same
-from grader.grading.score import run_item, seed_for
 from grader.records.results import CheckResult, ItemResult
 from grader.runners import serve
 from grader.runners.inprocess import InProcessRunner
 from grader.wire import ForeignArray, RaisedError
+from grader.worker.score import run_item, seed_for
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 HELDOUT = sorted((Path(__file__).resolve().parents[1] / "data" / "heldout").glob("*.py"))
@@ -173,7 +173,7 @@ def _reference_said_to_fail(item_name: str, diagnoser: Diagnoser) -> list[str]:
     serve.exec_cell(0, BUNDLE.reference_source(item.notebook), namespace)
     recording = Recording(InProcessRunner(namespace))
     checks = []
-    for name, points in item.checks:  # the item loop of grader.grading.score, its first check said to fail
+    for name, points in item.checks:  # the item loop of grader.worker.score, its first check said to fail
         recording.check = name
         trial = Trial(item=item, check=name, seed=SEED, rng_seed=seed_for(SEED, item.name, name), runner=recording)
         BUNDLE.checks.get(item.name, name)(trial)

@@ -43,7 +43,6 @@ from process_support import descendants, runs_adopted
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT, Assignment, parse_assignment, read_yaml
 from grader.frames import MAX_FRAME
-from grader.grading.score import run_item
 from grader.records.results import SubmissionResult
 from grader.render.lms_columns import html_comment
 from grader.reporters.moodle import feedback_lines
@@ -56,6 +55,7 @@ from grader.sandbox.zygote import uid_block
 from grader.submissions.answer_cells import MAX_ANSWER_CHARS
 from grader.submissions.load import Cell, SourceFile
 from grader.wire import ERROR_CHARS
+from grader.worker.score import run_item
 
 # The expected grades cover the torch notebook too.
 pytest.importorskip("torch")
@@ -1160,7 +1160,7 @@ def test_honest_rows_are_byte_identical_to_a_run_without_the_hostile_students(co
     for name in HONEST:
         assert corpus.hostile.lines[name] == corpus.honest.lines[name], name
     # Every item's points; its written answers await a grader.
-    assert corpus.honest.grades["honest_ref"]["score"] == corpus.assignment.max_score
+    assert corpus.honest.grades["honest_ref"]["score"] == corpus.assignment.items_points
     partial = corpus.honest.grades["honest_partial"]
     assert 0 < partial["score"] < partial["max_score"]
 

@@ -13,6 +13,7 @@ from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.integrity.cells import within
 from grader.integrity.fingerprints import definitions
 from grader.records.results import NotebookResult, RunInfo, SubmissionResult
+from grader.records.rung import Rung
 from grader.reporters import open_reporter
 from grader.submissions.load import Cell
 from grader.submissions.modulecells import MAX_SPLIT_CHARS
@@ -45,7 +46,7 @@ WORKER = """
 import resource, sys
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading.score import _code
+from grader.worker.score import _code
 from grader.submissions.load import Cell, SourceFile
 sys.path.insert(0, "tests/integrity")
 from test_cells import HONEST, huge
@@ -76,7 +77,7 @@ def test_the_report_names_what_was_too_large(tmp_path):
     result = SubmissionResult("mallory", 0.0, 1.0, (), (notebook,), 0.1)
     assert SubmissionResult.from_json(json.loads(json.dumps(result.to_json()))) == result  # as it crosses from a worker
     report = open_reporter("integrity", tmp_path)
-    report.start(bundle, RunInfo(5, "a.yaml", "class", "0", 1, "local", "root-namespaces", True, True, (), "today"))
+    report.start(bundle, RunInfo(5, "a.yaml", "class", "0", 1, "local", Rung("root-namespaces", True), "today"))
     report.add(result)
     report.add(SubmissionResult("ann", 0.0, 1.0, (), (NotebookResult("attention_numpy", "a.ipynb", None, (), "",
                                                                      code=code),), 0.1))

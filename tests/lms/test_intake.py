@@ -11,7 +11,7 @@ import pytest
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.lms.intake import DownloadError, class_folder
+from grader.lms.intake import DownloadError, from_download
 
 NOTEBOOKS = ("attention_numpy", "attention_torch")
 SAMPLE = load_bundle(DEFAULT_ASSIGNMENT).root / "sample_class"
@@ -42,7 +42,7 @@ CANVAS = {
 
 def test_a_canvas_folder_becomes_one_folder_per_student_with_the_newest_upload(tmp_path: Path):
     download = write(tmp_path / "submissions", CANVAS)
-    with class_folder(download, NOTEBOOKS) as (folder, lms):
+    with from_download(download, NOTEBOOKS) as (folder, lms):
         assert folder != download
         assert files(folder) == {
             "lovelaceada_11/attention_numpy.ipynb": "ada second",  # attachment 107 after 100
@@ -69,9 +69,9 @@ def test_a_canvas_zip_gives_the_same_class(tmp_path: Path):
             archive.writestr(name, text)
         archive.writestr("../lovelaceada_11_999_attention_numpy.ipynb", "escapes")
         archive.writestr("__MACOSX/._README.txt", "resource fork")
-    with class_folder(write(tmp_path / "unpacked", CANVAS), NOTEBOOKS) as (expected, _):
+    with from_download(write(tmp_path / "unpacked", CANVAS), NOTEBOOKS) as (expected, _):
         want = files(expected)
-    with class_folder(path, NOTEBOOKS) as (folder, lms):
+    with from_download(path, NOTEBOOKS) as (folder, lms):
         assert files(folder) == want
         assert lms is not None
         assert any("refused: ../lovelaceada_11_999_attention_numpy.ipynb (a name with '..'" in n for n in lms.notes)
@@ -87,7 +87,7 @@ def test_moodle_flat_and_in_folders(tmp_path: Path):
     })
     newer = download / "Ada Lovelace_240101_assignsubmission_file_" / "attention_numpy (1).ipynb"
     os.utime(newer, (2e9, 2e9))
-    with class_folder(download, NOTEBOOKS) as (folder, lms):
+    with from_download(download, NOTEBOOKS) as (folder, lms):
         assert files(folder) == {"Ada Lovelace_240101/attention_numpy.ipynb": "ada again",
                                  "Grace Hopper_240102/attention_torch.py": "grace"}
         assert lms is not None and lms.system == "moodle"
@@ -97,7 +97,7 @@ def test_moodle_flat_and_in_folders(tmp_path: Path):
 
 
 def test_a_folder_per_student_class_is_itself():
-    with class_folder(SAMPLE, NOTEBOOKS) as (folder, lms):
+    with from_download(SAMPLE, NOTEBOOKS) as (folder, lms):
         assert folder == SAMPLE and lms is None
 
 
@@ -106,7 +106,7 @@ def test_a_zip_that_is_no_download_is_one_line(tmp_path: Path):
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("Ada/attention_numpy.ipynb", "{}")
     with pytest.raises(DownloadError, match=r"class.zip: not a Canvas or Moodle submissions download .* unpack it"):
-        with class_folder(path, NOTEBOOKS):
+        with from_download(path, NOTEBOOKS):
             pass
 
 
@@ -139,7 +139,7 @@ def test_an_upload_named_as_no_notebook_is_kept_under_its_own_name_for_the_gradi
             f"lovelaceada_11_105_{'x' * 300}.py": "a name too long to keep",
         }.items():
             archive.writestr(name, text)
-    with class_folder(download, NOTEBOOKS) as (folder, lms):
+    with from_download(download, NOTEBOOKS) as (folder, lms):
         assert files(folder) == {"lovelaceada_11/Attention_Numpy_final.ipynb": "ada numpy",
                                  "lovelaceada_11/attention torch.ipynb": "ada torch, again",
                                  "lovelaceada_11/final.ipynb": "final, uploaded again",  # Canvas's "-1"

@@ -12,10 +12,11 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.records.lms_download import LmsInfo, LmsStudent
 from grader.records.results import RunInfo, zero_submission
+from grader.records.rung import Rung
 from grader.reporters import open_reporter
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
-RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", "root-namespaces", True, True, (), "today")
+RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", Rung("root-namespaces", True), "today")
 LMS = LmsInfo("canvas", "d.zip", (LmsStudent("ada_1", "1", "ada", True, (("attention_numpy", "ada_LATE_1_9_x"),)),
                                   LmsStudent("bo_2", "2", "bo", False, ()), LmsStudent("cy_3", "3", "cy", None, ())),
               ("a note",))

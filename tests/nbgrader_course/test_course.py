@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-from grader.nbgrader.course import Course, class_view
+from grader.nbgrader.course import Course
+from grader.run.intake import course_view
 from grader.submissions.load import discover, load_submission
 
 NOTEBOOKS = ("attention_numpy", "attention_torch")
@@ -20,7 +21,7 @@ def test_links_in_submitted_are_kept_as_links_and_refused_in_the_students_rows(t
     (submitted / "zoe").mkdir()
     (submitted / "zoe" / "attention").symlink_to(submitted / "bob" / "attention", target_is_directory=True)
     course = Course(tmp_path, "course", "sqlite:///gradebook.db", submitted, "attention")
-    with class_view(course) as view:
+    with course_view(course.submitted, course.assignment_id) as view:
         folders = discover(view).students
         assert [f.name for f in folders] == ["ada", "bob", "eve", "zoe"]
         subs = {f.name: load_submission(f, "attention", NOTEBOOKS).file("attention_numpy") for f in folders}
@@ -37,7 +38,7 @@ def test_a_student_named_as_the_assignment_is_a_student_like_any_other(tmp_path:
         (submitted / student / "attention").mkdir(parents=True)
         (submitted / student / "attention" / "attention_numpy.py").write_text(f"who = {student!r}\n")
     course = Course(tmp_path, "course", "sqlite:///gradebook.db", submitted, "attention")
-    with class_view(course) as view:
+    with course_view(course.submitted, course.assignment_id) as view:
         folders = discover(view, "attention", NOTEBOOKS).students
         assert [f.name for f in folders] == ["attention", "bob"]
         sources = [load_submission(f, "attention", NOTEBOOKS).file("attention_numpy").cells[0].source

@@ -61,7 +61,7 @@ def test_nbgrader_export_reads_our_scores(course: Path, graded, sample_grades):
         total = sum(sample_grades(3)[sample].values())
         assert float(rows[student]["score"]) == total, (student, rows[student])
         # nbgrader counts the written answers too (0 until a person grades them in formgrader)
-        assert float(rows[student]["max_score"]) == BUNDLE.assignment.max_score + BUNDLE.assignment.written_points
+        assert float(rows[student]["max_score"]) == BUNDLE.assignment.items_points + BUNDLE.assignment.written_points
     assert rows["ada"]["last_name"] == "Lovelace"  # the student already there was kept, not replaced
     assert rows["ada"]["timestamp"].startswith("2026-01-05 10:00:00")
 

@@ -32,7 +32,7 @@ def result(student: str, message: str) -> SubmissionResult:
         items.append(ItemResult(item.name, item.notebook, item.points, sum(c.earned for c in checks), checks, "", 0,
                                 None))
     notebooks = (NotebookResult("attention_numpy", "attention_numpy.ipynb", None, (), ""),)
-    return SubmissionResult(student, sum(i.earned for i in items), A.max_score, tuple(items), notebooks, 0.1)
+    return SubmissionResult(student, sum(i.earned for i in items), A.items_points, tuple(items), notebooks, 0.1)
 
 
 class Page(HTMLParser):
@@ -71,7 +71,7 @@ def test_an_honest_comment_keeps_its_line_breaks_and_each_line_whole(tmp_path: P
     comment = moodle_comments(tmp_path, [result("honest", HONEST)])["honest"]
     shown = Page(comment)
     assert set(shown.tags) == {"br"}
-    assert shown.text.splitlines() == [f"Score: {A.max_score - 10:g} / {A.max_score:g}",
+    assert shown.text.splitlines() == [f"Score: {A.items_points - 10:g} / {A.items_points:g}",
                                        f"softmax: 0 / 10: {HONEST.splitlines()[0]}", HONEST.splitlines()[1]]
 
 

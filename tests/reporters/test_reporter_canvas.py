@@ -12,12 +12,13 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.records.lms_download import LmsInfo, LmsStudent
 from grader.records.results import RunInfo, SubmissionResult
+from grader.records.rung import Rung
 from grader.reporters import open_reporter
 from grader.reporters.canvas import CanvasGradebookError
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
-MAX = f"{BUNDLE.assignment.max_score:g}"  # the gradebook's points possible agree: no rescale note
-RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", "root-namespaces", True, True, (), "today")
+MAX = f"{BUNDLE.assignment.items_points:g}"  # the gradebook's points possible agree: no rescale note
+RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", Rung("root-namespaces", True), "today")
 GRADEBOOK = """\ufeffStudent,ID,SIS User ID,SIS Login ID,Section,Homework 1 (11),Attention (4242),Current Score
     Points Possible,,,,,10,@MAX@,(read only)
 "Lovelace, Ada",1001,S1001,alovelace,A,7,,
@@ -28,7 +29,7 @@ GRADEBOOK = """\ufeffStudent,ID,SIS User ID,SIS Login ID,Section,Homework 1 (11)
 
 
 def result(student: str, score: float) -> SubmissionResult:
-    return SubmissionResult(student, score, BUNDLE.assignment.max_score, (), (), 0.0)
+    return SubmissionResult(student, score, BUNDLE.assignment.items_points, (), (), 0.0)
 
 
 def write(tmp_path: Path, results: list[SubmissionResult], run: RunInfo = RUN, **options: object) -> list[dict]:

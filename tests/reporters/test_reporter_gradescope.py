@@ -29,7 +29,7 @@ def test_one_test_per_check_with_the_property_message_and_a_hidden_log(tmp_path:
     files = {p.stem: validate(json.loads(p.read_text(encoding="utf-8"))) for p in (tmp_path / "gradescope").iterdir()}
     assert set(files) == {"zoë", safe_name(odd)}
     data = files[safe_name(odd)]
-    assert data["score"] == BUNDLE.assignment.max_score - BUNDLE.assignment.item("softmax").points
+    assert data["score"] == BUNDLE.assignment.items_points - BUNDLE.assignment.item("softmax").points
     assert data["stdout_visibility"] == "hidden"
     assert data["output_format"] == data["test_output_format"] == data["test_name_format"] == "text"
     tests = {t["name"]: t for t in data["tests"]}

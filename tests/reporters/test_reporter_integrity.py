@@ -17,10 +17,11 @@ from benchmarks.integrity_class import build
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.integrity.fingerprints import definitions
-from grader.outdir import RECORD
 from grader.records.results import NotebookResult, RunInfo, SubmissionResult
+from grader.records.rung import Rung
 from grader.reporters import open_reporter
 from grader.reporters.integrity_report import COLUMNS
+from grader.run.outdir import RECORD
 from grader.submissions.load import Cell
 
 pytest.importorskip("torch")
@@ -146,7 +147,7 @@ def test_the_report_takes_the_code_the_results_carry_and_names_a_file_the_worker
     notebooks = (NotebookResult("attention_numpy", "attention_numpy.ipynb", None, (), "", code=tuple(code.values())),
                  NotebookResult("attention_torch", "attention_torch.ipynb", unread, (), ""))
     report = open_reporter("integrity", tmp_path)
-    report.start(bundle, RunInfo(SEED, "a.yaml", "class", "0", 1, "local", "root-namespaces", True, True, (), "today"))
+    report.start(bundle, RunInfo(SEED, "a.yaml", "class", "0", 1, "local", Rung("root-namespaces", True), "today"))
     for student in ("ada", "bob"):
         report.add(SubmissionResult(student, 0.0, 1.0, (), notebooks, 0.1))
     report.add(SubmissionResult("cy", 0.0, 1.0, (), (NotebookResult("attention_numpy", "a.ipynb", None, (), ""),), 0.1))

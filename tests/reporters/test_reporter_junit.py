@@ -53,7 +53,7 @@ def test_one_suite_per_student_one_case_per_check_failures_with_the_message(tmp_
     assert isinstance(failure, junitparser.Failure)
     assert failure.message == "row [3] of softmax(x) sums to 0.61, not 1"
     props = {p.name: p.value for p in suites["Ada Lovelace"].properties()}
-    maximum = BUNDLE.assignment.max_score
+    maximum = BUNDLE.assignment.items_points
     assert props == {"score": f"{maximum - BUNDLE.assignment.item('softmax').points:g}", "max_score": f"{maximum:g}"}
     assert not list(tmp_path.glob(".junit*"))  # the side file is gone
 

@@ -10,13 +10,14 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.records.answers import Answer, Mark, row_of
 from grader.records.results import RunInfo, SubmissionResult
+from grader.records.rung import Rung
 from grader.reporters import open_reporter
 from grader.reporters.gradescope import results as gradescope_results
 from grader.reporters.moodle import feedback_lines
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment
-RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", "root-namespaces", True, True, (), "today")
+RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", Rung("root-namespaces", True), "today")
 
 
 def with_written(student: str) -> SubmissionResult:
@@ -50,6 +51,6 @@ def test_moodle_gradescope_and_prairielearn_say_their_155_is_the_checks():
     reporter = open_reporter("prairielearn", Path("unused"))
     assert reporter.render(student)["message"] == "Score: 147 / 155 for the checks"
     # A bundle without written answers has one maximum: its score line is as it was.
-    plain = SubmissionResult("ada", 147.0, A.max_score, (), (), 0.0)
+    plain = SubmissionResult("ada", 147.0, A.items_points, (), (), 0.0)
     assert feedback_lines(plain)[0] == "Score: 147 / 155"
     assert gradescope_results(plain)["output"] == "Score: 147 / 155"

@@ -10,13 +10,14 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.records.lms_download import LmsInfo, LmsStudent
 from grader.records.results import CheckResult, ItemResult, NotebookResult, RunInfo, SubmissionResult, zero_submission
+from grader.records.rung import Rung
 from grader.reporters import open_reporter
 from grader.reporters.moodle import FEEDBACK_LINES, feedback_lines
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment
-MAX, BUT_SOFTMAX = f"{A.max_score:g}", f"{A.max_score - A.item('softmax').points:g}"
-RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", "root-namespaces", True, True, (), "today")
+MAX, BUT_SOFTMAX = f"{A.items_points:g}", f"{A.items_points - A.item('softmax').points:g}"
+RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", Rung("root-namespaces", True), "today")
 
 
 def result(student: str, failing: tuple[str, ...] = ()) -> SubmissionResult:
@@ -28,7 +29,7 @@ def result(student: str, failing: tuple[str, ...] = ()) -> SubmissionResult:
         items.append(ItemResult(item.name, item.notebook, item.points, sum(c.earned for c in checks), checks, "", 0,
                                 None))
     notebooks = (NotebookResult("attention_numpy", "attention_numpy.ipynb", None, (), ""),)
-    return SubmissionResult(student, sum(i.earned for i in items), A.max_score, tuple(items), notebooks, 0.1)
+    return SubmissionResult(student, sum(i.earned for i in items), A.items_points, tuple(items), notebooks, 0.1)
 
 
 def read(out: Path, results: list[SubmissionResult], run: RunInfo = RUN) -> list[dict[str, str]]:

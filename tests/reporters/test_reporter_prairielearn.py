@@ -58,8 +58,8 @@ def test_one_file_per_student_score_as_a_fraction_one_test_per_check(tmp_path: P
     files = write(tmp_path, result("zoë"), result(odd, "softmax"))
     assert set(files) == {"zoë", safe_name(odd)}
     data = files[safe_name(odd)]
-    earned = BUNDLE.assignment.max_score - BUNDLE.assignment.item("softmax").points
-    assert data["gradable"] is True and data["score"] == pytest.approx(earned / BUNDLE.assignment.max_score)
+    earned = BUNDLE.assignment.items_points - BUNDLE.assignment.item("softmax").points
+    assert data["gradable"] is True and data["score"] == pytest.approx(earned / BUNDLE.assignment.items_points)
     tests = {t["name"]: t for t in data["tests"]}
     assert len(tests) == sum(len(item.checks) for item in BUNDLE.assignment.items)
     failed = tests["softmax: rows_sum_to_one"]

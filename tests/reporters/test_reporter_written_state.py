@@ -11,13 +11,15 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.records.answers import Answer, Mark, answer_digest, row_of
 from grader.records.results import RunInfo, SubmissionResult
+from grader.records.rung import Rung
+from grader.render.words import GRADE_IN_FOLDER, GRADE_IN_FORMGRADER
 from grader.reporters import open_reporter
 from grader.reporters.feedback_html import feedback_html
 from grader.reporters.feedback_md import feedback
-from grader.summary import GRADE_IN_FOLDER, GRADE_IN_FORMGRADER, Tally
+from grader.run.summary import Tally
 
 A = load_bundle(DEFAULT_ASSIGNMENT).assignment
-RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", "root-namespaces", True, True, (), "today")
+RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", Rung("root-namespaces", True), "today")
 
 
 def test_no_answer_is_0_points_and_an_earlier_texts_comment_is_not_shown():

@@ -13,19 +13,20 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.records.code import ItemCode
 from grader.records.results import CheckResult, ItemResult, NotebookResult, Picture, RunInfo, SubmissionResult
+from grader.records.rung import Rung
 from grader.render.feedback_text import NOT_ATTEMPTED
 from grader.reporters import CORE_REPORTERS, REPORTERS, junit_xml, open_reporter
 from grader.reporters.feedback_md import feedback
 from grader.reporters.gradescope import results as gradescope
 from grader.reporters.moodle import feedback_lines
 from grader.reporters.prairielearn import results as prairielearn
-from grader.summary import Tally
+from grader.run.summary import Tally
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment
 CODE = ItemCode("softmax", "def softmax(x):\n    return x", "code cell 1", ((2**64 - 1, 1, 2),),
                 frozenset({"causal_mask"}))
-RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", "root-namespaces", True, True, ("a note",), "today")
+RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", Rung("root-namespaces", True, ("a note",)), "today")
 
 
 def result(student: str, failing: str | None = None) -> SubmissionResult:
@@ -40,7 +41,7 @@ def result(student: str, failing: str | None = None) -> SubmissionResult:
                                 "hello ``` world" if item.name == failing else "", 0, None))
     errors = (("code cell 3 (y = x)", "NameError: x"),)
     notebooks = (NotebookResult("attention_numpy", "attention_numpy.ipynb", None, errors, ""),)
-    return SubmissionResult(student, sum(i.earned for i in items), A.max_score, tuple(items), notebooks, 0.1)
+    return SubmissionResult(student, sum(i.earned for i in items), A.items_points, tuple(items), notebooks, 0.1)
 
 
 def test_results_round_trip_through_json():
@@ -100,7 +101,7 @@ def test_reporters_stream_json_sort_csv_and_the_tally_summarises(tmp_path: Path)
     assert [row[0] for row in table[1:]] == ["Ada Lovelace", "zoë"]
     # The written answers' columns follow the items', and max_score counts their points too.
     assert table[0] == ["student", "score", "max_score", *(i.name for i in A.items), *(q.id for q in A.written)]
-    maximum, but_softmax = A.max_score, A.max_score - A.item("softmax").points
+    maximum, but_softmax = A.items_points, A.items_points - A.item("softmax").points
     assert table[1][:4] == ["Ada Lovelace", f"{but_softmax:g}", f"{A.total_points:g}", "0"]
     data = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     assert data["run"]["seed"] == 5 and data["run"]["sandbox"]["notes"] == ["a note"]
@@ -147,7 +148,7 @@ def test_an_unusable_notebook_is_explained_once_not_once_per_check():
                              tuple(CheckResult(c.name, c.points, 0.0, False, why) for c in i.checks), "", 0, why)
                   for i in base.items)
     notebooks = (*base.notebooks, NotebookResult("attention_torch", "attention_torch.ipynb", why, (), ""))
-    text = feedback(SubmissionResult("Ada", 0, A.max_score, items, notebooks, 0.1))
+    text = feedback(SubmissionResult("Ada", 0, A.items_points, items, notebooks, 0.1))
     assert shown(text).count(why) == 1
 
 
@@ -157,7 +158,7 @@ def test_the_summary_lists_file_problems_and_skipped_entries():
     missing = NotebookResult("attention_torch", None, "attention_torch.ipynb was not submitted", (), "")
     renamed = NotebookResult("attention_numpy", "attention_numpy (1).ipynb", None, (), "",
                              "graded attention_numpy (1).ipynb: its name is not attention_numpy.ipynb")
-    tally.add(SubmissionResult("Ada", 0, A.max_score, base.items, (renamed, missing), 0.1))
+    tally.add(SubmissionResult("Ada", 0, A.items_points, base.items, (renamed, missing), 0.1))
     lines = replace(tally.summary(), skipped=(".git (its name begins with '.')",)).lines()
     assert "  Ada: attention_torch missing (attention_torch.ipynb was not submitted)" in lines
     assert "  Ada: attention_numpy: graded attention_numpy (1).ipynb: its name is not attention_numpy.ipynb" in lines
@@ -166,7 +167,7 @@ def test_the_summary_lists_file_problems_and_skipped_entries():
 
 def test_feedback_names_failed_properties_cells_and_output():
     text = feedback(result("Ada", "softmax"))
-    assert f"**Score: {A.max_score - A.item('softmax').points:g} / {A.max_score:g}**" in text
+    assert f"**Score: {A.items_points - A.item('softmax').points:g} / {A.items_points:g}**" in text
     assert "`rows_sum_to_one` (1 pt) **failed**: row [3] of softmax(x) sums to 0.61, not 1" in shown(text)
     assert "`attention_numpy`, code cell 3 (y = x) raised `NameError: x`" in text
     assert "````text\nhello ``` world\n````" in text  # a student's fence cannot break out of the code block
@@ -200,7 +201,7 @@ def test_grades_csv_writes_an_id_a_spreadsheet_would_run_as_text_and_the_points_
     reporter.close()
     with open(tmp_path / "grades.csv", newline="", encoding="utf-8") as handle:
         row = list(csv.reader(handle))[1]
-    assert row[:4] == ["'=1+1", f"{A.max_score - A.item('softmax').points:g}", f"{A.total_points:g}", "0"]
+    assert row[:4] == ["'=1+1", f"{A.items_points - A.item('softmax').points:g}", f"{A.total_points:g}", "0"]
 
 
 def test_a_stub_reads_not_attempted_in_every_format():

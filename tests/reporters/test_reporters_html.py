@@ -19,16 +19,17 @@ from chromium_support import CHROMIUM, FLAGS, NO_CHROMIUM
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading.score import grade_submission
 from grader.records.results import RunInfo, SubmissionResult
+from grader.records.rung import Rung
 from grader.reporters import REPORTERS, feed, open_reporter, reporter_class
 from grader.reporters.class_report import message_pattern
 from grader.runners.inprocess import InProcessRunner
 from grader.submissions.load import Cell, SourceFile, Submission
+from grader.worker.score import grade_submission
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment
-RUN = RunInfo(7, "a.yaml", "class", "0", 1, "local", "root-namespaces", True, True, (), "today")
+RUN = RunInfo(7, "a.yaml", "class", "0", 1, "local", Rung("root-namespaces", True), "today")
 MUTANTS = BUNDLE.catalogue_dir / "mutants"
 HTML_REPORTERS = ("markdown", "html", "report")
 
@@ -118,7 +119,7 @@ def assert_self_contained(page: str) -> None:
 def test_the_html_reporters_are_registered_and_only_feedback_asks_for_pictures():
     assert {"html", "report"} <= set(REPORTERS)
     classes = {name: reporter_class(name) for name in REPORTERS}
-    assert [n for n, cls in classes.items() if getattr(cls, "wants_examples", False)] == ["html"]
+    assert [n for n, cls in classes.items() if cls.needs.examples] == ["html"]
 
 
 def test_feedback_page_shows_scores_checks_output_and_the_mask_picture(out: Path):
@@ -180,7 +181,7 @@ def test_the_median_time_of_an_even_class_is_the_mean_of_the_middle_two(tmp_path
     report = open_reporter("report", tmp_path)
     report.start(BUNDLE, RUN)
     for name, seconds in (("a", 0.66), ("b", 0.94), ("c", 1.16), ("d", 1.22)):
-        report.add(SubmissionResult(name, 0.0, A.max_score, (), (), seconds))
+        report.add(SubmissionResult(name, 0.0, A.items_points, (), (), seconds))
     report.close()
     assert "Median 1.05 s, longest 1.22 s" in read(tmp_path / "report.html")
 

@@ -62,7 +62,7 @@ def test_a_value_over_the_reply_limit_is_the_requests_error_and_the_sandbox_goes
 
 
 def test_the_oom_killer_takes_a_sandbox_first(box):
-    """Its score is above every trusted process's (tests/grading/test_local.py): one item lost."""
+    """Its score is above every trusted process's (tests/run/test_local.py): one item lost."""
     assert Path(f"/proc/{box.pid}/oom_score_adj").read_text() == "1000\n"
 
 

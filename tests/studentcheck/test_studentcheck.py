@@ -243,7 +243,7 @@ def test_public_checks_give_the_graders_verdicts_and_messages(release: Path, poi
     """Every catalogue entry through the real (sandboxed) grader and through check.py, with
     check.py's seed: each public check passes in both or fails in both with one message (a
     hang is reported in words of each's own, so there only the verdicts are compared)."""
-    from grader.grading.classrun import grade, prepare_run
+    from grader.run.classrun import grade, prepare_run
 
     entries = load_catalogue(BUNDLE)
     class_dir = tmp_path / "class"

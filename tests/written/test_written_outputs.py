@@ -11,12 +11,13 @@ from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
 from grader.records.answers import Answer, Mark, row_of
 from grader.records.results import NotebookResult, RunInfo, SubmissionResult, zero_submission
+from grader.records.rung import Rung
 from grader.written.marks import Given, Marks, read_marks
 from grader.written.merge import merge
 from grader.written.outputs import WrittenOutputs
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
-RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", "root-namespaces", True, True, (), "today")
+RUN = RunInfo(5, "a.yaml", "class", "0", 2, "local", Rung("root-namespaces", True), "today")
 HOSTILE = '=HYPERLINK("http://x")\n<script>alert(1)</script> | **b** ``'
 
 

@@ -10,10 +10,10 @@ from precision_students import FLOAT32_EVERYWHERE
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.catalogue import load_catalogue
-from grader.grading.score import Submission, grade_submission
 from grader.records.results import ItemResult
 from grader.runners.inprocess import InProcessRunner
 from grader.submissions.load import Cell, SourceFile
+from grader.worker.score import Submission, grade_submission
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 

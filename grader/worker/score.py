@@ -47,10 +47,10 @@ def grade_submission(
     items: list[ItemResult] = []
     notebooks: list[NotebookResult] = []
     loads = Loads(open_runner, assignment.limits.load_seconds)
+    asked = _Asked(examples, diagnose, behaviour, code)
     for source in submission.files:
         nb_items = assignment.items_of(source.notebook)
-        report, results = _grade_notebook(source, nb_items, bundle.checks, seed, loads, examples, diagnose,
-                                          behaviour, code)
+        report, results = _grade_notebook(source, nb_items, bundle.checks, seed, loads, asked)
         notebooks.append(report)
         items.extend(results)
     order = [item.name for item in assignment.items]
@@ -113,14 +113,23 @@ def written_answers(submission: Submission, bundle: Bundle) -> tuple[WrittenRow,
     return tuple(rows)
 
 
+@dataclass(frozen=True)
+class _Asked:
+    """What ``grade_submission`` was asked besides the scores."""
+
+    examples: bool
+    diagnose: Diagnose | None
+    behaviour: bool
+    code: bool
+
+
 def _grade_notebook(
-    source: SourceFile, items: Sequence[Item], checks: Registry, seed: int, loads: Loads,
-    examples: bool, diagnose: Diagnose | None, behaviour: bool, code: bool,
+    source: SourceFile, items: Sequence[Item], checks: Registry, seed: int, loads: Loads, asked: _Asked,
 ) -> tuple[NotebookResult, list[ItemResult]]:
     if source.problem is not None:
         report = NotebookResult(source.notebook, source.path, source.problem, (), "", source.note)
         return report, [zero_item(item, source.problem) for item in items]
-    evidence, skipped = _code(source, items) if code else (None, ())
+    evidence, skipped = _code(source, items) if asked.code else (None, ())
     first = loads.open_runner(source)
     runner: Runner | None = first
     load = first.load
@@ -142,7 +151,7 @@ def _grade_notebook(
             results.append(zero_item(item, runner.load.failure))
             continue
         loaded, started = runner.load, monotonic()
-        result, alive = run_item(item, runner, seed, checks, diagnose, behaviour)
+        result, alive = run_item(item, runner, seed, checks, asked.diagnose, asked.behaviour)
         results.append(result)
         if alive and runner.load is not loaded:  # the runner loaded a fresh copy at the item's end
             loads.charge(monotonic() - started)  # with the item: the runner times neither apart
@@ -150,7 +159,7 @@ def _grade_notebook(
         if not alive:
             runner.close()
             runner = None
-    if examples and results:
+    if asked.examples and results:
         runner = runner or loads.again(source)
         if runner is not None and runner.load.failure is None:
             results = run_examples(results, items, runner, seed, checks)

@@ -9,13 +9,13 @@ from typing import Any
 from grader import wire
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading import score
-from grader.grading.score import grade_submission, seed_for
 from grader.integrity.fingerprints import definitions
 from grader.records.results import SubmissionResult
 from grader.runners.inprocess import InProcessRunner
 from grader.runners.protocol import ItemOutput, ItemTimeout, LoadOutcome, RunnerLost
 from grader.submissions.load import Cell, SourceFile, Submission
+from grader.worker import score
+from grader.worker.score import grade_submission, seed_for
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment

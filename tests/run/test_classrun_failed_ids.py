@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.grading import classrun
 from grader.records.job import SubmissionFailed
+from grader.run import classrun
 
 pytest.importorskip("torch")
 

@@ -5,7 +5,7 @@ The run's main process starts the image first, fresh and with a filtered environ
 asks it for each worker over its control socket, handing it the worker's channel. The
 worker gets its environment and its job from this process over that channel, which the
 image never reads; it loads the bundle itself and grades with the same code as a Dask
-worker (``grader.grading.worker``); the results cross as JSON text. Each worker has at most
+worker (``grader.worker.trusted``); the results cross as JSON text. Each worker has at most
 two folders in flight, so it never waits for this process between students, and it starts
 on its first one as soon as its own zygote is ready: no worker waits for another.
 """
@@ -100,7 +100,7 @@ class _Local:
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, INTERRUPTS) if main else None
         try:
             self.process: subprocess.Popen[bytes] | None = start_image(
-                theirs, "grader.grading.worker:serve", collapse, warm, for_students)
+                theirs, "grader.worker.trusted:serve", collapse, warm, for_students)
         finally:
             if previous is not None:
                 signal.pthread_sigmask(signal.SIG_SETMASK, previous)

@@ -11,11 +11,11 @@ import pytest
 from grader import wire
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading import score
-from grader.grading.score import grade_submission
 from grader.runners.inprocess import InProcessRunner
 from grader.runners.protocol import ItemOutput, LoadOutcome, RunnerLost
 from grader.submissions.load import Cell, SourceFile, Submission
+from grader.worker import score
+from grader.worker.score import grade_submission
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 A = BUNDLE.assignment

@@ -1,4 +1,4 @@
-"""The local run's worker (``grader.grading.worker.serve``) on its own, in a process of its own:
+"""The local run's worker (``grader.worker.trusted.serve``) on its own, in a process of its own:
 ``serve`` ends its process's life with the run's."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import textwrap
 GONE_RUN = textwrap.dedent("""
     import socket
     from grader import frames
-    from grader.grading import worker
+    from grader.worker import trusted as worker
 
     worker._end_with = lambda channel: None
     run, channel = socket.socketpair()

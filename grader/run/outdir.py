@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from . import __version__
-from .atomic import partial_prefix, replace_folder
+from .. import __version__
+from ..atomic import partial_prefix, replace_folder
 
 # Written by every run, whatever its formats: the folder is a grading run's output.
 RECORD = ".grader-run.json"

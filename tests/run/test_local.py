@@ -1,4 +1,4 @@
-"""The local pool (``grader.grading.local``): its workers and their zygotes are forked from one
+"""The local pool (``grader.run.local``): its workers and their zygotes are forked from one
 warm image, which, like every zygote, from which every sandbox is forked, holds nothing of a
 worker's (its environment, the bundle's checks and reference), not even as freed memory; and
 the image's pages are shared, not copied."""
@@ -19,8 +19,8 @@ import yaml
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading.local import local
 from grader.records.job import Job
+from grader.run.local import local
 from grader.sandbox.image import TRUSTED_OOM_SCORE_ADJ
 
 pytest.importorskip("torch")
@@ -126,7 +126,7 @@ def test_the_workers_grade_and_the_image_and_zygotes_hold_nothing_of_theirs(tmp_
         results.update((folder.name, outcome) for folder, outcome in graded)
         assert all(isinstance(r, str) for r in results.values()), results
         scores = {name: json.loads(text)["score"] for name, text in results.items()}
-        assert set(scores.values()) == {BUNDLE.assignment.max_score}  # graded after a sweep, too
+        assert set(scores.values()) == {BUNDLE.assignment.items_points}  # graded after a sweep, too
     # The test can see the markers where they are: in the worker that graded the first student.
     assert any(held[w] == set(markers) for w in family["worker"])
     assert held[image] == set() and all(held[z] == set() for z in family["zygote"])
@@ -205,7 +205,7 @@ def test_workers_that_end_are_replaced_and_the_folders_they_held_graded_again(tm
     assert sorted(outcomes) == sorted(f.name for f in folders)  # every folder once
     # What the killed workers held (two in flight each at most) too: by their replacements.
     scores = [json.loads(o)["score"] if isinstance(o, str) else o for o in outcomes.values()]
-    assert scores == [BUNDLE.assignment.max_score] * len(folders)
+    assert scores == [BUNDLE.assignment.items_points] * len(folders)
 
 
 def test_workers_gone_before_the_first_folder_are_replaced_and_nothing_is_lost(tmp_path):
@@ -222,4 +222,4 @@ def test_workers_gone_before_the_first_folder_are_replaced_and_nothing_is_lost(t
         outcomes = dict(pool.grade(folders, job))
     assert sorted(f.name for f in outcomes) == sorted(f.name for f in folders)
     scores = [json.loads(o)["score"] if isinstance(o, str) else o for o in outcomes.values()]
-    assert scores == [BUNDLE.assignment.max_score] * len(folders)
+    assert scores == [BUNDLE.assignment.items_points] * len(folders)

@@ -17,9 +17,9 @@ import yaml
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT, ConfigError
-from grader.grading import classrun
 from grader.records.job import Job, SubmissionFailed
 from grader.regrade import Previous
+from grader.run import classrun
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
 REFERENCE = Path(__file__).resolve().parents[2] / "reference"

@@ -2,8 +2,8 @@
 own from which every sandbox is forked, and grades one student's folder at a time.
 
 A local run's workers are forked by the run's warm image and ``serve`` its requests
-(``grader.grading.local``); a Dask worker calls ``grade_folder`` itself and starts a zygote of
-its own (``grader.grading.pool``). Either way a result crosses back to the main process as
+(``grader.run.local``); a Dask worker calls ``grade_folder`` itself and starts a zygote of
+its own (``grader.run.pool``). Either way a result crosses back to the main process as
 JSON text, never pickled.
 """
 
@@ -41,7 +41,7 @@ class _WorkerState:
     job: Job
     bundle: Bundle
     zygote: Zygote
-    hide: list[Path]
+    hidden: list[Path]
     diagnoser: Diagnoser | None
 
 
@@ -84,13 +84,13 @@ def open_state(job: Job, bundle: Bundle, zygote: Zygote) -> _WorkerState:
         with contextlib.suppress(ImportError):  # the items that need it will say so
             importlib.import_module(name)
     pin_torch()
-    hide = default_hidden(Path(job.class_dir), tuple(Path(p) for p in job.hidden), bundle.private_paths)
+    hidden = default_hidden(Path(job.class_dir), tuple(Path(p) for p in job.hidden), bundle.hidden)
     zygote.ready()
-    secrets = [Path(job.class_dir), *(Path(p) for p in job.hidden), *bundle.private_paths]
-    refused = secrets_readable(zygote.rung, zygote.uid, secrets)
+    refused = secrets_readable(zygote.rung, zygote.uid, [Path(job.class_dir), *(Path(p) for p in job.hidden),
+                                                         *bundle.hidden])
     if refused is not None:
         raise SandboxError(refused)
-    state = _WorkerState(job, bundle, zygote, hide, Diagnoser(bundle) if job.diagnose else None)
+    state = _WorkerState(job, bundle, zygote, hidden, Diagnoser(bundle) if job.diagnose else None)
     _local.state = state
     return state
 
@@ -116,7 +116,7 @@ def grade_folder(folder: str, job: Job) -> str:
     def open_runner(source: SourceFile) -> SandboxRunner:
         # The public examples have a time limit of their own: their CPU time is budgeted like an item's.
         items = len(assignment.items_of(source.notebook)) + (1 if job.examples else 0)
-        return SandboxRunner(state.zygote, source, assignment.limits, state.hide, items)
+        return SandboxRunner(state.zygote, source, assignment.limits, state.hidden, items)
 
     result = grade_submission(submission, bundle, job.seed, open_runner, examples=job.examples,
                               diagnose=state.diagnoser.diagnose if state.diagnoser else None,

@@ -1,7 +1,7 @@
-"""Grade on a Dask cluster: each of its workers calls ``grader.grading.worker.grade_folder``
+"""Grade on a Dask cluster: each of its workers calls ``grader.worker.trusted.grade_folder``
 and streams its results back (JSON text), a bounded number in flight, so the run's memory does
 not grow with the class. The job crosses as plain data (``Job.to_json``), as to a local
-worker. (The local pool is ``grader.grading.local``.)
+worker. (The local pool is ``grader.run.local``.)
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..records.job import Job, Outcome, Pool
-from .worker import grade_folder, hello
+from ..worker.trusted import grade_folder, hello
 
 
 class _Dask:

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..assignment.bundle import Bundle
-from ..outdir import empty, set_aside
 from ..records.results import RunInfo, SubmissionResult
 from ..regrade import Comparison, Previous
 from ..reporters import Reporter, Stage, feed
@@ -23,6 +22,7 @@ from ..written.live import LiveMarks
 from ..written.marks import Marks, WrittenError
 from ..written.merge import merge
 from ..written.outputs import WrittenOutputs
+from .outdir import empty, set_aside
 
 ATTEMPTS = 3  # writings of the outputs while written.csv keeps changing, before the run sets its results aside
 
@@ -56,7 +56,7 @@ def write_out(bundle: Bundle, info: RunInfo, results: Sequence[SubmissionResult]
     nbgrader's gradebook wins), with the marks."""
     graded = tuple(results)
     for stage in target.stages:
-        results = [getattr(stage, "held", lambda same: same)(result) for result in results]
+        results = [stage.held(result) for result in results]
     outputs, problem = target.outputs, ""
     marks: Marks | None = None
     seen: bytes | None = None

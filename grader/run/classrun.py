@@ -23,25 +23,23 @@ from .. import __version__
 from ..assignment.bundle import Bundle, Outline, load_bundle, read_outline
 from ..assignment.config import DEFAULT_ASSIGNMENT, Assignment
 from ..extras import require_extra
-from ..lms.intake import class_folder
-from ..outdir import check_out_dir, earlier_formats, locked, staged
-from ..records.answers import Mark
 from ..records.job import Job, Pool, SubmissionFailed
-from ..records.lms_download import LmsInfo
 from ..records.results import RunInfo, SubmissionResult, zero_submission
 from ..records.rung import Rung
 from ..regrade import Previous, read_previous
-from ..reporters import Reporter, Stage, open_reporter, reporter_class, with_core
+from ..reporters import Reporter, needs_of, open_reporter, reporter_class, with_core
 from ..sandbox.ladder import keep_from_same_uid
-from ..sandbox.paths import SCRATCH
 from ..sandbox.spec import Hello
-from ..submissions.load import ClassFolder, ClassFolderError, discover, student_id
+from ..submissions.load import ClassFolderError, Roster, discover, student_id
 from ..submissions.other_assignment import other_assignment
-from ..summary import Summary, Tally
 from ..written.live import LiveMarks
 from ..written.marks import WrittenError
 from .host import default_cpus, memory_warning
+from .intake import Intake, intake
 from .local import local
+from .outdir import check_out_dir, earlier_formats, locked, staged
+from .plan import NO_ASKS, Asks, Outputs, RunPlan, ToGrade, WorkerPlan
+from .summary import Summary, Tally
 from .writeout import Target, write_out
 
 
@@ -116,33 +114,22 @@ def prepare_run(
     *,
     seed: int | None = None,
     jobs: int | None = None,
-    scheduler: str | None = None,
     workers: Workers | None = None,
-    hidden: Sequence[Path] = (),
-    examples: bool = False,
-    diagnose: bool = True,
-    behaviour: bool = False,
-    code: bool = False,
+    asks: Asks = NO_ASKS,
     log: Callable[[str], None] = _stderr,
-    progress: Callable[[int, int], None] | None = None,
 ) -> Iterator[Run]:
     """The setup every run shares, the class run's and the audit's: the seed (drawn unless
-    given), the ``workers`` (started here unless given: ``start_workers`` with ``jobs`` and
-    ``scheduler``), warm, and the sandbox record of one worker's zygote; the start-up line
-    and any degraded rung's warnings go to ``log``. ``hidden``: folders the sandboxes must
-    not see besides ``class_dir`` (the run's outputs). ``SandboxError`` where the zygote
-    refuses. Workers started here end with the ``with``."""
+    given), the ``workers`` (started here unless given: ``start_workers`` with ``jobs``), warm,
+    and the sandbox record of one worker's zygote; the start-up line and any degraded rung's
+    warnings go to ``log``. ``asks``: what the workers do besides the scores, and the folders
+    the sandboxes must not see besides ``class_dir`` (the run's outputs). ``SandboxError``
+    where the zygote refuses. Workers started here end with the ``with``."""
     seed = secrets.randbelow(2**31) if seed is None else seed
-    job = Job(str(bundle.assignment.path), seed, str(class_dir), tuple(str(p) for p in hidden), examples, diagnose,
-              behaviour, code)
+    job = asks.job(bundle.assignment.path, seed, class_dir)
     with contextlib.ExitStack() as stack:
         if workers is None:
-            workers = stack.enter_context(start_workers(bundle, students, jobs=jobs, scheduler=scheduler, log=log))
+            workers = stack.enter_context(start_workers(bundle, students, jobs=jobs, log=log))
         count = workers.count
-        if progress is not None and count > 1:
-            # Before the workers' start-up, which takes seconds. One worker (one student) shows
-            # its first result instead: the bar's machinery is no part of its start-up.
-            progress(0, students)
         rung = Hello.from_json(json.loads(workers.pool.hello(job))).given
         if rung.without_namespaces:
             keep_from_same_uid()  # this process writes the results
@@ -190,128 +177,116 @@ def grade_class(
     seed: int | None = None,
     jobs: int | None = None,
     scheduler: str | None = None,
-    reporters: Sequence[str] = (),
-    reporter_options: Mapping[str, Mapping[str, Any]] | None = None,
-    stages: Sequence[Stage] = (),
-    hide: Sequence[Path] = (),
     progress: Callable[[int, int], None] | None = None,
-    diagnose: bool = True,
-    written: Sequence[Path] = (),
-    held_marks: tuple[Sequence[Mark], Path] | None = None,
-    wait: bool = False,
     log: Callable[[str], None] = _stderr,
 ) -> RunOutcome:
-    """Grade every student folder of ``class_dir`` against the bundle at ``assignment_path``
-    (its folder or YAML) and write the core outputs and the ``reporters``' into ``out_dir``
-    (``grader.reporters.with_core``). One run at a time writes ``out_dir``: another is an error
-    naming it, or with ``wait`` is waited for. ``class_dir`` may also be a Canvas or Moodle
-    submissions download (its zip or unpacked folder).
-    ``reporter_options``: keyword arguments of a reporter by its name (the Canvas gradebook).
-    ``stages`` (the nbgrader gradebook) get the same results; ``hide`` are more folders the
-    sandboxes must not see (a course folder, with its solutions). When ``out_dir`` holds an
+    """Grade every student folder of ``class_dir`` (or of a Canvas or Moodle submissions
+    download: its zip or unpacked folder) against the bundle at ``assignment_path`` (its folder
+    or YAML) into ``out_dir``, in the core formats: ``run_plan``'s plainest plan."""
+    return run_plan(RunPlan(ToGrade(Path(class_dir)), Outputs(Path(out_dir)), assignment_path,
+                            WorkerPlan(seed, jobs, scheduler)), progress, log)
+
+
+def run_plan(plan: RunPlan, progress: Callable[[int, int], None] | None = None,
+             log: Callable[[str], None] = _stderr) -> RunOutcome:
+    """Grade every student of ``plan.to_grade`` (``grader.run.intake``) and write the core
+    outputs and the ``plan.outputs.formats``' into its ``out_dir`` (``grader.reporters.with_core``).
+    One run at a time writes ``out_dir``: another is an error naming it, or with ``wait`` is
+    waited for. The reporters get what they declared they need (``grader.reporters.Needs``);
+    the ``stages`` (the nbgrader gradebook) get the same results. When ``out_dir`` holds an
     earlier run, the new one is compared with it (``changes.csv``, the summary's regrade).
-    ``diagnose=False`` names no known mistakes (``grader.diagnosis.diagnose``). ``written``:
-    files of marks of the written answers (``grader.written.marks``), merged over the marks
-    ``held_marks`` names with the file they are held in (nbgrader's gradebook), and those over the
-    ones the output folder's written.csv holds, as it is when the class is written (marks typed
-    there during the run count, ``grader.grading.writeout``); a platform that holds marks is their
-    record, so its marks replace that file's (a mark cleared there is cleared here)."""
-    class_dir, out_dir = Path(class_dir).resolve(), Path(out_dir).resolve()
-    if out_dir == class_dir or class_dir in out_dir.parents:
-        raise ValueError(f"{out_dir}: the output folder must not be inside the class folder {class_dir}")
+    ``written``: files of marks of the written answers (``grader.written.marks``), merged over
+    the marks ``held_marks`` names with the file they are held in (nbgrader's gradebook), and
+    those over the ones the output folder's written.csv holds, as it is when the class is
+    written (marks typed there during the run count, ``grader.run.writeout``); a platform
+    that holds marks is their record, so its marks replace that file's (a mark cleared there is
+    cleared here)."""
+    if plan.outputs.out_dir is None:
+        raise ValueError("grade: give the output folder (--out)")
+    given, out_dir = plan.to_grade.path.resolve(), plan.outputs.out_dir.resolve()
+    if out_dir == given or given in out_dir.parents:
+        raise ValueError(f"{out_dir}: the output folder must not be inside the class folder {given}")
     check_out_dir(out_dir)
-    reporters = with_core(reporters)
-    if scheduler:
+    formats = with_core(plan.outputs.formats)
+    if plan.workers.scheduler:
         require_extra("distributed", "cluster", "--scheduler")
     # The YAML alone first: the workers start as soon as the class is counted and the reporters
     # have accepted their options, and their imports overlap the rest of this start (the bundle's checks).
-    outline = read_outline(assignment_path)
-    # An unknown name is a usage error before anything runs; a reporter that draws the public
-    # examples says so by a true ``wants_examples``.
-    chosen_classes = [reporter_class(name) for name in reporters]
-    examples = any(getattr(cls, "wants_examples", False) for cls in chosen_classes)
-    # ... one that compares what students' code returned (the integrity report), by ``wants_behaviour``.
-    behaviour = any(getattr(cls, "wants_behaviour", False) for cls in chosen_classes)
-    # ... and the code of each item, fingerprinted by the workers (``wants_code``).
-    code = any(getattr(cls, "wants_code", False) for cls in chosen_classes)
+    outline = read_outline(plan.assignment)
+    needs = needs_of(formats)  # an unknown name is a usage error before anything runs
     # One run at a time: from the first read of the output folder (the marks, the earlier run) to its swap.
-    with locked(out_dir, wait, log), class_folder(class_dir, outline.assignment.notebooks) as (folder, lms):
-        # The download itself holds every student's work: no sandbox sees it either.
-        # (A zip's folder, unless the sandboxes have a fresh one anyway: /tmp.)
-        download = [class_dir if class_dir.is_dir() else class_dir.parent] if lms is not None else []
-        download = [p for p in download if p not in (Path("/"), *SCRATCH)]
-        found = discover(folder, outline.assignment.name, outline.assignment.notebooks)
-        if (other := other_assignment(found.students, outline.assignment)) is not None:
-            raise ClassFolderError(f"{class_dir}: {other}")
-        for skipped in found.skipped:
+    with locked(out_dir, plan.outputs.wait, log), \
+            intake(replace(plan.to_grade, path=given), outline.assignment.notebooks, log) as taken:
+        roster = discover(taken.class_dir, outline.assignment.name, outline.assignment.notebooks)
+        if (other := other_assignment(roster.students, outline.assignment)) is not None:
+            raise ClassFolderError(f"{given}: {other}")
+        for skipped in roster.skipped:
             log(f"skipped {skipped}")
-        if found.note:
-            log(f"note: {found.note}")
-        marks = _marks(written, out_dir, outline.assignment, {student_id(f) for f in found.students}, held_marks)
-        dropped = [name for name in earlier_formats(out_dir) if name not in reporters]
-        with staged(out_dir, reporters) as write_dir:
+        if roster.note:
+            log(f"note: {roster.note}")
+        marks = _marks(plan.outputs, out_dir, outline.assignment, {student_id(f) for f in roster.students})
+        dropped = tuple(name for name in earlier_formats(out_dir) if name not in formats)
+        with staged(out_dir, formats) as write_dir:
 
             def reopen() -> tuple[Reporter, ...]:
-                return tuple(open_reporter(name, write_dir, **_options(name, reporter_options or {}, reporters))
-                             for name in reporters)
+                return tuple(open_reporter(name, write_dir, **_options(name, plan.outputs.options, formats))
+                             for name in formats)
 
             # Opened first: a reporter's own input (the Canvas gradebook) is told before the workers start.
-            target = Target(out_dir, write_dir, read_previous(out_dir), reopen(), reopen, tuple(stages), marks)
-            plan = _ClassPlan(download=class_dir, class_folder=folder, found=found, lms=lms, target=target,
-                              hide=(out_dir, *hide, *download), seed=seed, examples=examples, behaviour=behaviour,
-                              code=code, diagnose=diagnose, dropped=tuple(dropped))
-            with start_workers(outline, len(found.students), jobs=jobs, scheduler=scheduler, log=log) as workers:
-                outcome = _grade_class(load_bundle(outline), workers, plan, progress, log)
+            target = Target(out_dir, write_dir, read_previous(out_dir), reopen(), reopen, plan.outputs.stages, marks)
+            asks = Asks((write_dir, out_dir, *plan.workers.hidden, *taken.hidden), needs.examples,
+                        plan.workers.diagnose, needs.behaviour, needs.code)
+            settled = _Settled(given, taken, roster, target, asks, dropped)
+            with start_workers(outline, len(roster.students), jobs=plan.workers.jobs, scheduler=plan.workers.scheduler,
+                               log=log) as workers:
+                outcome = _grade_class(load_bundle(outline), workers, plan.workers.seed, settled, progress, log)
     return outcome if outcome.refused else replace(outcome, out_dir=out_dir)  # the staged folder is out_dir now
 
 
 @dataclass(frozen=True)
-class _ClassPlan:
-    """What ``grade_class`` has settled before the first student is graded."""
+class _Settled:
+    """What ``run_plan`` has settled before the first student is graded."""
 
-    download: Path  # as the instructor gave it: a class folder, or an LMS download (zip or folder)
-    class_folder: Path  # one folder per student: ``download`` itself, or its unpacked students
-    found: ClassFolder
-    lms: LmsInfo | None
+    given: Path  # as the instructor gave it: a class folder, or an LMS download (zip or folder)
+    taken: Intake  # its class folder
+    roster: Roster
     target: Target  # the staged folder and what writes into it
-    hide: tuple[Path, ...]  # more folders no sandbox may see
-    seed: int | None
-    examples: bool
-    behaviour: bool
-    code: bool
-    diagnose: bool
+    asks: Asks
     dropped: tuple[str, ...]  # formats the earlier run in the output folder wrote, and this one does not
 
 
-def _marks(files: Sequence[Path], out_dir: Path, assignment: Assignment, students: set[str],
-           held: tuple[Sequence[Mark], Path] | None) -> LiveMarks | None:
+def _marks(outputs: Outputs, out_dir: Path, assignment: Assignment, students: set[str]) -> LiveMarks | None:
     """The marks to merge, read and checked before anything runs (and read again as the class
     is written, where the output folder's written.csv changed meanwhile)."""
+    files = outputs.written
     if not assignment.written:
         if files:
             raise WrittenError(f"--written {files[0]}: the assignment {assignment.name} has no written answers")
         return None
-    if held is None:
+    if outputs.held_marks is None:
         marks = LiveMarks(files, out_dir / "written.csv", assignment, students)
     else:
-        marks = LiveMarks(files, None, assignment, students, *held)
+        marks = LiveMarks(files, None, assignment, students, *outputs.held_marks)
     marks.current()
     return marks
 
 
-def _grade_class(bundle: Bundle, workers: Workers, plan: _ClassPlan, progress: Callable[[int, int], None] | None,
-                 log: Callable[[str], None]) -> RunOutcome:
-    """``grade_class`` once ``plan`` is settled, by ``workers``."""
-    target = plan.target
-    folders = slowest_first(plan.found.students, target.previous)
+def _grade_class(bundle: Bundle, workers: Workers, seed: int | None, settled: _Settled,
+                 progress: Callable[[int, int], None] | None, log: Callable[[str], None]) -> RunOutcome:
+    """``run_plan`` once ``settled``, by ``workers``."""
+    target = settled.target
+    folders = slowest_first(settled.roster.students, target.previous)
     started = time.perf_counter()
-    with prepare_run(bundle, plan.class_folder, len(folders), seed=plan.seed, workers=workers,
-                     hidden=(target.write_dir, *plan.hide), examples=plan.examples, diagnose=plan.diagnose,
-                     behaviour=plan.behaviour, code=plan.code, log=log, progress=progress) as run:
-        rung = run.rung
-        info = RunInfo(run.job.seed, str(bundle.assignment.path), str(plan.download), __version__, workers.count,
-                       workers.scheduler, rung.name, rung.namespaces, rung.drop_uid,
-                       rung.notes, time.strftime("%Y-%m-%dT%H:%M:%S%z"), plan.lms)
+    if progress is not None and workers.count > 1:
+        # Before the workers' start-up, which takes seconds. One worker (one student) shows
+        # its first result instead: the bar's machinery is no part of its start-up.
+        progress(0, len(folders))
+    with prepare_run(bundle, settled.taken.class_dir, len(folders), seed=seed, workers=workers, asks=settled.asks,
+                     log=log) as run:
+        lms = settled.taken.lms
+        info = RunInfo(seed=run.job.seed, assignment=str(bundle.assignment.path), given=str(settled.given),
+                       grader_version=__version__, jobs=workers.count, scheduler=workers.scheduler, rung=run.rung,
+                       started=time.strftime("%Y-%m-%dT%H:%M:%S%z"), lms=lms)
         results = []
         for done, result in enumerate(grade(run, folders, log), start=1):
             results.append(result)
@@ -321,14 +296,14 @@ def _grade_class(bundle: Bundle, workers: Workers, plan: _ClassPlan, progress: C
     tally = Tally(bundle.assignment)
     for result in out.results:
         tally.add(result)
-    notes = [*(plan.lms.notes if plan.lms else ()), *(out.marks.summary_lines() if out.marks else ()),
-             *(line for output in out.outputs for line in getattr(output, "summary_lines", list)())]
+    notes = [*(lms.notes if lms else ()), *(out.marks.summary_lines() if out.marks else ()),
+             *(line for output in out.outputs for line in output.summary_lines())]
     if out.comparison is not None and out.comparison.regrade is not None:
         notes += out.comparison.regrade.lines()
-    if plan.dropped and not out.kept:
-        notes.append(f"the earlier run in {target.out_dir} also wrote {', '.join(plan.dropped)}; this one does not "
-                     f"(give --format {','.join(plan.dropped)} to write them again)")
-    summary = replace(tally.summary(), skipped=plan.found.skipped, notes=tuple(notes))
+    if settled.dropped and not out.kept:
+        notes.append(f"the earlier run in {target.out_dir} also wrote {', '.join(settled.dropped)}; this one does "
+                     f"not (give --format {','.join(settled.dropped)} to write them again)")
+    summary = replace(tally.summary(), skipped=settled.roster.skipped, notes=tuple(notes))
     return RunOutcome(run.job.seed, summary, out.kept or target.write_dir, time.perf_counter() - started, out.why)
 
 
@@ -344,11 +319,10 @@ def slowest_first(folders: Sequence[Path], previous: Previous | None) -> list[Pa
 
 
 def _options(name: str, reporter_options: Mapping[str, Mapping[str, Any]],
-             reporters: Sequence[str]) -> dict[str, Any]:
-    """A reporter's keyword options; one that links to the other outputs (``wants_formats``: the
-    class report) is told which formats the run writes."""
+             formats: Sequence[str]) -> dict[str, Any]:
+    """A reporter's keyword options, and what it declared it needs of them (``Needs.formats``:
+    the class report, which links to the other outputs, is told which formats the run writes)."""
     options = dict(reporter_options.get(name, {}))
-    chosen = reporter_class(name)
-    if getattr(chosen, "wants_formats", False):
-        options["formats"] = tuple(reporters)
+    if reporter_class(name).needs.formats:
+        options["formats"] = tuple(formats)
     return options

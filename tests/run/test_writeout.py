@@ -9,12 +9,13 @@ from typing import Any
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading.writeout import ATTEMPTS, Target, write_out
 from grader.records.results import RunInfo
+from grader.records.rung import Rung
+from grader.run.writeout import ATTEMPTS, Target, write_out
 from grader.written.live import LiveMarks
 
 BUNDLE = load_bundle(DEFAULT_ASSIGNMENT)
-RUN = RunInfo(1, "a.yaml", "class", "", 1, "local", "degraded", False, False, (), "")
+RUN = RunInfo(1, "a.yaml", "class", "", 1, "local", Rung("degraded", False), "")
 HEADER = "student,question,points,rubric,comment,digest\n"
 
 

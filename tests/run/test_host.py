@@ -1,4 +1,4 @@
-"""grader.grading.host: the CPUs and memory a container allows, read from fake cgroup trees (v1 and
+"""grader.run.host: the CPUs and memory a container allows, read from fake cgroup trees (v1 and
 v2, as Docker mounts them) and once from a real cgroup this test makes."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from cgroup_support import NoCgroup, limited
 
-from grader.grading.host import BASE_MB, PER_WORKER_MB, Cpus, cpu_quota, default_cpus, memory_limit, memory_warning
+from grader.run.host import BASE_MB, PER_WORKER_MB, Cpus, cpu_quota, default_cpus, memory_limit, memory_warning
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -116,7 +116,7 @@ def test_a_memory_limit_too_small_for_the_workers_names_the_jobs_that_fit(tmp_pa
 
 def test_in_a_real_cgroup():
     """A process in a cgroup this test makes (half a CPU, 600 MB) sees the quota and the limit."""
-    code = ("from grader.grading.host import default_cpus, memory_limit, memory_warning; "
+    code = ("from grader.run.host import default_cpus, memory_limit, memory_warning; "
             "print(default_cpus().source, memory_limit() // 2**20, memory_warning(4), sep='|')")
     try:
         with limited(0.5, 600) as group:

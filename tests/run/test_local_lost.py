@@ -1,4 +1,4 @@
-"""The local pool's main side (``grader.grading.local``) against workers that misbehave: a
+"""The local pool's main side (``grader.run.local``) against workers that misbehave: a
 reply frame too long, one that is not JSON, a worker that dies while grading. Each costs only
 the student whose result it was (a row that says why), never the run; a worker's other
 students are graded again. The workers here are threads of this test that follow a script."""
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from grader import frames
-from grader.grading import local as local_module
-from grader.grading.local import _Local, _Worker
 from grader.records.job import Job, SubmissionFailed
+from grader.run import local as local_module
+from grader.run.local import _Local, _Worker
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -14,8 +14,8 @@ import pytest
 from grader.assignment.bundle import load_bundle
 from grader.assignment.catalogue import load_catalogue, write_submission
 from grader.assignment.config import DEFAULT_ASSIGNMENT
-from grader.grading import pool
-from grader.grading.classrun import grade_class
+from grader.run import pool
+from grader.run.classrun import grade_class
 
 SAMPLE_CLASS = DEFAULT_ASSIGNMENT.parent / "sample_class"
 
@@ -145,7 +145,7 @@ def test_dask_cluster_grades_exactly_like_the_local_pool(small_class, tmp_path):
     # Not vacuous: the class has students with full marks, partial marks and none (of the items: the
     # written answers await a grader).
     scores = [float(row[1]) for row in _grades(tmp_path / "local")[1:]]
-    assert max(scores) == load_bundle(DEFAULT_ASSIGNMENT).assignment.max_score and min(scores) < max(scores)
+    assert max(scores) == load_bundle(DEFAULT_ASSIGNMENT).assignment.items_points and min(scores) < max(scores)
     # The per-student rows came through as results, not as the grader's own failures.
     results = json.loads((tmp_path / "dask" / "results.json").read_text(encoding="utf-8"))["students"]
     assert not any("the grader itself failed" in c["message"] for s in results for i in s["items"] for c in i["checks"])

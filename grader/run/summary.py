@@ -5,25 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .assignment.config import Assignment
-from .records.answers import WrittenCounts
-from .records.answers import count as count_written
-from .records.results import SubmissionResult
-from .render.words import counted
-
-# What to do next about answers that await a grader, as fits where the class came from.
-GRADE_IN_FOLDER = ("grade them on the pages written/<id>.html (export, then grade again with --written FILE) or in "
-                   "written.csv (then grade again)")
-GRADE_IN_FORMGRADER = "grade them in formgrader, then grade again with --nbgrader"
-
-
-def fmt_points(value: float) -> str:
-    return f"{value:g}"
-
-
-def fmt_earned(value: float | None) -> str:
-    """A written answer's points in a table: empty until a person has graded it."""
-    return "" if value is None else fmt_points(value)
+from ..assignment.config import Assignment
+from ..records.answers import WrittenCounts
+from ..records.answers import count as count_written
+from ..records.results import SubmissionResult
+from ..render.words import GRADE_IN_FOLDER, counted, file_problems, fmt_points
 
 
 @dataclass(frozen=True)
@@ -58,19 +44,6 @@ class Summary:
             out.append("skipped in the class folder (not student folders):")
             out += [f"  {line}" for line in self.skipped]
         return out + list(self.notes)
-
-
-def file_problems(result: SubmissionResult) -> list[str]:
-    """What went wrong with finding or reading each of a student's notebooks."""
-    lines = []
-    for nb in result.notebooks:
-        if nb.path is None:
-            lines.append(f"{result.student}: {nb.notebook} missing ({nb.failure})")
-        elif nb.note:
-            lines.append(f"{result.student}: {nb.notebook}: {nb.note}")
-        if nb.path is not None and nb.failure:
-            lines.append(f"{result.student}: {nb.notebook}: {nb.failure}")
-    return lines
 
 
 class Tally:
