@@ -33,6 +33,7 @@ each module with its first sentence):
     stop            the signals that stop a run
     threads         one thread for BLAS, OpenMP and torch
     frames          length-prefixed JSON frames between processes
+    atomic          a file or folder written whole: a temporary sibling renamed into place
     linux           libc loaded once, the kernel's constants, thin wrappers
 
 This module stays import-light: the sandbox's warm zygote imports it.

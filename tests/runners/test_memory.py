@@ -33,9 +33,10 @@ def fails():
 
 
 def about(peak: object, mib: int) -> bool:
-    """``peak`` is ``mib`` MiB, as the kernel counts resident pages: its counters lag by a few
-    dozen pages, and the interpreter adds a little."""
-    return isinstance(peak, int) and 0.95 * mib * MIB <= peak < (mib + 2) * MIB
+    """``peak`` is ``mib`` MiB, as the kernel counts resident pages: its per-CPU counters lag by
+    up to about a MiB here (4 MiB read as 3 on a loaded 2-core host), and the interpreter adds
+    a little."""
+    return isinstance(peak, int) and (mib - 1.5) * MIB <= peak < (mib + 2) * MIB
 
 
 def runner() -> InProcessRunner:
