@@ -37,7 +37,7 @@ class _Tokens(string.Template):
     """``__NAME__`` and its kin, matched as written (not ``__init__``, not ``__name__``)."""
 
     delimiter = "__"
-    flags = re.NOFLAG
+    flags = re.RegexFlag(0)  # re.NOFLAG from Python 3.11 on
     # A string, which Template compiles (its stub says a compiled pattern): a group that never
     # matches for each form these tokens do not have.
     pattern = r"""__(?:(?P<named>NAME|SNAKE|UPPER|REF|NB|POINTS)__|(?P<escaped>(?!))|(?P<braced>(?!))
