@@ -53,4 +53,6 @@ def test_the_sandbox_measures_a_calls_peak_whatever_library_allocates_it(box_fac
     value, (peak, _) = measured(box, "grow", 2, 8 * MIB)
     assert value == 2 * (1 << 17) and peak <= 8 * MIB
     value, (peak, _) = measured(box, "grow", 20, 8 * MIB)
-    assert isinstance(value, wire.RaisedError) and 19 * MIB <= peak < 22 * MIB
+    # After the 100 MiB held and freed, the ballast fills the gap down to half the budget, so a
+    # peak past the budget reads low by up to that half (18 MiB for 20, unprivileged).
+    assert isinstance(value, wire.RaisedError) and 16 * MIB <= peak < 22 * MIB
