@@ -72,7 +72,7 @@ def _resident() -> tuple[int, int] | None:
 
 def _trim() -> None:
     """glibc's malloc_trim(0): its free pages, at the heap's top and inside it, back to the kernel."""
-    trim = getattr(linux.libc, "malloc_trim", None)
+    trim = getattr(linux.libc(), "malloc_trim", None)
     if trim is not None:
         trim(0)
 
