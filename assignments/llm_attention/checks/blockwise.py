@@ -32,9 +32,12 @@ from . import check
 
 BLOCKWISE = "blockwise_attention"
 # The memory check: 64 queries, 32,768 keys; the whole float64 score matrix is 16 MiB, and the
-# call may grow the process by a quarter of it (blocks of 256 keys hold 0.125 MiB each).
+# call may grow the process by half of it (blocks of 256 keys hold 0.125 MiB each; the inputs'
+# float32 copies 0.75 MiB). Half, not less: a process's first use of a BLAS path (its code paged
+# in, a thread pool's buffers) counts too, and a sandbox's ballast reads a peak past the budget
+# low by up to half the budget, so the whole matrix still reads past it.
 MEMORY_LQ, MEMORY_LK, MEMORY_BLOCK = 64, 32768, 256
-MEMORY_BUDGET = MEMORY_LQ * MEMORY_LK * 8 // 4
+MEMORY_BUDGET = MEMORY_LQ * MEMORY_LK * 8 // 2
 
 
 def _block_draw(t: Trial, lead: tuple[int, ...], lq: int, lk: int, dk: int, dv: int,
@@ -202,11 +205,14 @@ def block_rejects(t: Trial) -> None:
 def block_memory(t: Trial) -> None:
     Q, K, V = _block_draw(t, (), MEMORY_LQ, MEMORY_LK, 4, 2)
     what = _block_what(Q, K, V, MEMORY_BLOCK)
+    # Two blocks first, unmeasured: the same per-block products, so what a library sets up on
+    # their first use (a thread pool, its buffers) is not charged to the measured call.
+    list(t.call_each([_block_args(Q, K[:2 * MEMORY_BLOCK], V[:2 * MEMORY_BLOCK], MEMORY_BLOCK)]))
     value, use = t.peak_memory(_block_args(Q, K, V, MEMORY_BLOCK), MEMORY_BUDGET)
     whole = MEMORY_LQ * MEMORY_LK * 8
     if isinstance(value, RaisedError):
         grew = f"by {use.peak / (1 << 20):.1f} MiB" if use.peak is not None else "past the budget"
-        raise CheckFailed(f"{what} grew the memory of its process {grew} at its peak, more than a quarter of the "
+        raise CheckFailed(f"{what} grew the memory of its process {grew} at its peak, more than half of the "
                           f"whole ({MEMORY_LQ}, {MEMORY_LK}) score matrix ({whole >> 20} MiB in float64): visit the "
                           "keys block by block, and never hold an (Lq, Lk) array (scores, weights or a mask)")
     if isinstance(value, (dict, str)):
