@@ -19,8 +19,9 @@ WINDOW = "sliding_window_mask"
 
 
 def _window_expected(length: int, window: int) -> np.ndarray:
-    i, j = np.arange(length)[:, None], np.arange(length)[None, :]
-    return (j <= i) & (j > i - window)
+    # The contract's i - window < j <= i, written by the distance back from the query.
+    back = np.arange(length)[:, None] - np.arange(length)[None, :]
+    return (back >= 0) & (back < window)
 
 
 def _window_rows(mask: np.ndarray, what: str, length: int, window: int) -> None:
