@@ -120,8 +120,6 @@ def handle(message: Any, namespace: dict[str, Any]) -> dict[str, Any]:
     ``wire.ModuleCall``); the reply as it goes back."""
     try:
         request = wire.request_from_json(message)
-        if isinstance(request, wire.Calls) and request.memory_budget is not None:
-            return _measured_calls(request, request.memory_budget, namespace).to_json()
         if isinstance(request, wire.Calls):
             return _calls(request, namespace).to_json()
         return _module(request, namespace).to_json()
@@ -132,36 +130,29 @@ def handle(message: Any, namespace: dict[str, Any]) -> dict[str, Any]:
 
 
 def _calls(request: wire.Calls, namespace: dict[str, Any]) -> wire.Reply:
-    """One function on several argument lists; each call's value or error, in order."""
+    """One function on several argument lists; each call's value or error, in order. With the
+    request's ``memory_budget``, each call's peak memory is measured (``grader.runners.memory``):
+    the reply's ``memory`` holds, per call, its peak in bytes (None where not measured or it
+    raised) and how it was measured; a call over the budget raises ``MemoryBudgetExceeded``."""
     function = _resolve(namespace, request.name)
     if isinstance(function, wire.Reply):
         return function
-    results = []
-    for args, kwargs in request.calls:
-        try:
-            results.append(wire.encode(_bound(function, args, kwargs)()))
-        except BaseException as exc:  # as for a single call: one failing case is that case's reply
-            results.append(wire.encode_error(exc))
-    return wire.Reply(value=results)
-
-
-def _measured_calls(request: wire.Calls, budget: int, namespace: dict[str, Any]) -> wire.Reply:
-    """``_calls``, each call's peak memory measured (``grader.runners.memory``): the reply's
-    ``memory`` holds, per call, its peak in bytes (None where not measured or it raised) and how
-    it was measured; a call over ``budget`` bytes raises ``MemoryBudgetExceeded``."""
-    function = _resolve(namespace, request.name)
-    if isinstance(function, wire.Reply):
-        return function
+    budget = request.memory_budget
     results, peaks = [], []
     for args, kwargs in request.calls:
         try:
+            if budget is None:
+                results.append(wire.encode(_bound(function, args, kwargs)()))
+                continue
             value, peak, method = memory.measured(_bound(function, args, kwargs), budget)
             results.append(wire.encode(value))
             peaks.append([peak, method])
-        except BaseException as exc:
+        except BaseException as exc:  # as for a single call: one failing case is that case's reply
             results.append(wire.encode_error(exc))
-            peaks.append([exc.peak, exc.method] if isinstance(exc, memory.MemoryBudgetExceeded) else [None, None])
-    return wire.Reply(value=results, memory=peaks)
+            if budget is not None:
+                peaks.append([exc.peak, exc.method] if isinstance(exc, memory.MemoryBudgetExceeded)
+                             else [None, None])
+    return wire.Reply(value=results, memory=peaks if budget is not None else None)
 
 
 def _bound(function: Any, args: Any, kwargs: Any) -> Any:
