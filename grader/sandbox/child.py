@@ -197,10 +197,9 @@ _CATCHABLE = [s for s in signal.valid_signals() if s not in (signal.SIGKILL, sig
 
 
 def _serve(sock: socket.socket, kill_all: bool, signals: bool) -> int:
+    """Load a notebook and answer its requests; then, on the same terms, each later notebook
+    of the student sent here (``grader.sandbox.client.Student``)."""
     channel = Channel(sock)
-    job = channel.receive()
-    if job is None:
-        return 0
     handlers: dict[int, Any] = {}
     for number in _CATCHABLE:
         try:
@@ -208,6 +207,28 @@ def _serve(sock: socket.socket, kill_all: bool, signals: bool) -> int:
         except (ValueError, OSError):
             pass
     nullplot.install()  # figures are not graded; drawing them would cost more than the checks
+    # What a notebook may change outside its namespace and a kernel of its own would not
+    # pass on: put back before the next notebook.
+    home, path, environment = os.getcwd(), list(sys.path), dict(os.environ)
+    threads = _thread_count()
+    job = channel.receive()
+    while job is not None and job.get("op") == "load":
+        _clean_up_processes(kill_all, signals)
+        if _thread_count() > threads:  # a thread the last notebook left would run on into this one
+            channel.send({"event": "busy"})
+            return 0
+        os.chdir(home)
+        sys.path[:] = path
+        os.environ.clear()
+        os.environ.update(environment)
+        job = _notebook(channel, job, kill_all, signals, handlers)
+    return 0
+
+
+def _notebook(channel: Channel, job: dict[str, Any], kill_all: bool, signals: bool,
+              handlers: dict[int, Any]) -> dict[str, Any] | None:
+    """One notebook: its cells run in a namespace of its own, then its requests answered until
+    the grader closes the sandbox (None) or sends the next notebook (that job)."""
     namespace = serve.new_namespace(job["notebook"])
     channel.limit = job["reply_bytes"]
     errors = []
@@ -221,8 +242,9 @@ def _serve(sock: socket.socket, kill_all: bool, signals: bool) -> int:
     channel.send({"event": "loaded", "errors": serve.kept_errors(errors)})
     while True:
         message = channel.receive()
-        if message is None or message.get("op") == "close":
-            return 0
+        if message is None or message.get("op") in ("close", "load"):
+            namespace.clear()  # its objects go before the next notebook's cells run
+            return message if message is not None and message.get("op") == "load" else None
         if message.get("op") == "end_item":
             _clean_up_processes(kill_all, signals)
             _reset_signals(handlers)

@@ -1,6 +1,7 @@
 """The trusted side of the sandbox: a sandboxed runner per notebook (forked by the worker's
-zygote, ``grader.sandbox.handles``), wall-clock limits, what the student prints drained and
-capped, and the paths no sandbox may see.
+zygote, ``grader.sandbox.handles``), one sandbox a student's notebooks take turns in
+(``Student``), wall-clock limits, what the student prints drained and capped, and the paths
+no sandbox may see.
 
 Only plain data crosses: frames parsed by ``grader.wire``; a child that sends anything
 else, too much, or nothing in time is killed and the item fails.
@@ -11,8 +12,9 @@ from __future__ import annotations
 import os
 import select
 import signal
+import socket
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -41,37 +43,65 @@ def describe_exit(status: int | None) -> str:
     return f"it exited with status {status}"
 
 
+_HANDED_ON = "the sandbox went on to the student's next notebook"
+
+
+class _Busy(Exception):
+    """The sandbox the previous notebook left still runs a thread of it: not used."""
+
+
+@dataclass
+class _Live:
+    """A sandbox between two notebooks: its process, the socket and output pipe to it, and
+    the last request number it was sent (the next notebook's numbers go on from there)."""
+
+    pid: int
+    sock: socket.socket
+    out: int
+    out_open: bool
+    sequence: int
+    arrived: frames.Incoming
+
+
 class SandboxRunner:
     """One notebook loaded in a sandboxed child; implements ``grader.runners.protocol.Runner``.
 
     Whatever the child does (dies, hangs, floods, sends garbage or too much), the
     runner raises ``RunnerLost`` or ``ItemTimeout`` for the item in progress, and the
     grader's process is not otherwise affected.
+
+    ``items`` and ``notebooks``: what one sandbox may run before it ends, for its CPU limit.
+    With ``student``, the first copy loads into the sandbox the student's previous notebook
+    left (if it left one), and ``close`` leaves this one to the next notebook if it is whole.
     """
 
     # Reads of the output pipe per drain, so a flood cannot keep the runner from its deadline.
     DRAIN_READS = 64
 
-    def __init__(self, zygote: Zygote, source: SourceFile, limits: Limits, hide: list[Path], items: int = 1):
+    def __init__(self, zygote: Zygote, source: SourceFile, limits: Limits, hide: list[Path], items: int = 1,
+                 notebooks: int = 1, student: Student | None = None):
         self.zygote = zygote
         self.source = source
         self.limits = limits
+        self.student = student
         self.cap = limits.output_kb * 1024
         self.output = bytearray()
         self.dropped = 0
         self.deadline = 0.0
         self.budget = limits.item_seconds
         self.lost: str | None = None
+        self.in_item = False
         self.spec = SandboxRequest(
             memory=limits.memory_mb * 1024 * 1024, processes=limits.processes,
             file_size=limits.file_size_mb * 1024 * 1024,
-            # A copy of the notebook runs at most its ``items`` items (a crash starts a fresh one).
-            cpu_seconds=int(limits.load_seconds + items * limits.item_seconds) + 5,
+            # A sandbox runs at most ``items`` items of ``notebooks`` notebooks (a crash starts a fresh one).
+            cpu_seconds=int(notebooks * limits.load_seconds + items * limits.item_seconds) + 5,
             hide=tuple(map(str, hide)), keep=tuple(map(str, needed_paths())))
-        self.load = self._start()
+        self.load = self._start(student.take() if student is not None else None)
 
-    def _start(self) -> LoadOutcome:
-        """A fresh sandbox with the notebook loaded.
+    def _start(self, live: _Live | None = None) -> LoadOutcome:
+        """A sandbox with the notebook loaded: ``live`` (the previous notebook's, whole), or a
+        fresh one.
 
         A cell that runs longer than ``cell_seconds`` is stopped and left out: the notebook is
         loaded again without it, as a kernel goes on after an interrupted cell, and later
@@ -82,11 +112,20 @@ class SandboxRunner:
         while True:
             self.alive = True
             self.lost = None
-            self.out_open = True
-            self.arrived = frames.Incoming()
-            self.sequence = 0
-            self.pid, self.sock, self.out = self.zygote.spawn(self.spec)
-            report, stuck = self._load(self.source, load_deadline)
+            if live is not None:
+                self.pid, self.sock, self.out = live.pid, live.sock, live.out
+                self.out_open, self.sequence, self.arrived = live.out_open, live.sequence, live.arrived
+                live = None
+            else:
+                self.out_open = True
+                self.arrived = frames.Incoming()
+                self.sequence = 0
+                self.pid, self.sock, self.out = self.zygote.spawn(self.spec)
+            try:
+                report, stuck = self._load(self.source, load_deadline)
+            except _Busy:  # the previous notebook left a thread: a fresh sandbox, as for a crash
+                self._stop()
+                continue
             if stuck is None:
                 errors = tuple(sorted(report.cell_errors + tuple(stopped)))
                 return replace(report, cell_errors=errors, stopped=tuple(n for n, _ in stopped))
@@ -105,7 +144,7 @@ class SandboxRunner:
         self.deadline = min(load_deadline, time.monotonic() + self.limits.cell_seconds)
         cell = None
         try:
-            self._send({"notebook": source.notebook, "reply_bytes": self.limits.reply_bytes,
+            self._send({"op": "load", "notebook": source.notebook, "reply_bytes": self.limits.reply_bytes,
                         "cells": [[c.number, c.source] for c in source.cells]})
             while True:
                 message = self._receive()
@@ -116,6 +155,8 @@ class SandboxRunner:
                 elif event == "loaded":
                     errors = _cell_errors(message.get("errors"))
                     return LoadOutcome(errors, self._take_output(), None), None
+                elif event == "busy" and cell is None and self.sequence > 1:
+                    raise _Busy()
                 else:
                     self._lose("the sandbox sent an unexpected message while loading")
         except ItemTimeout:
@@ -133,6 +174,7 @@ class SandboxRunner:
     def begin_item(self, item: str) -> None:
         self._take_output()
         self.budget = self.limits.item_seconds
+        self.in_item = True
 
     def request(self, message: wire.Request) -> Any:
         if not self.alive:
@@ -155,6 +197,7 @@ class SandboxRunner:
         notebook instead, so the next item starts clean.
         """
         note = None
+        self.in_item = False
         if self.alive:
             self.deadline = time.monotonic() + max(5.0, self.limits.item_seconds)
             try:
@@ -178,6 +221,15 @@ class SandboxRunner:
         return ItemOutput(text, dropped)
 
     def close(self) -> None:
+        """End the sandbox; or, with a ``student`` and between items, leave it whole to the
+        student's next notebook (what it printed since the last item is no item's output)."""
+        if self.alive and not self.in_item and self.student is not None:
+            self._collect()
+            self.student.leave(_Live(self.pid, self.sock, self.out, self.out_open, self.sequence, self.arrived))
+            self.alive = False
+            self.lost = _HANDED_ON
+            self.student = None
+            return
         if self.alive:
             try:
                 self._send({"op": "close"})
@@ -189,7 +241,7 @@ class SandboxRunner:
 
     def _stop(self) -> int | None:
         """Kill the sandbox (and every process it left) once; its exit status."""
-        if self.sock.fileno() == -1:
+        if self.sock.fileno() == -1 or self.lost == _HANDED_ON:
             return None
         self.alive = False
         status = self.zygote.end(self.pid)
@@ -295,6 +347,46 @@ class SandboxRunner:
 
     def _take_output(self) -> str:
         return self._collect()[0]
+
+
+class Student:
+    """The sandboxes of one student's submission. Each notebook's first copy is loaded into the
+    sandbox the previous notebook left whole (between items: no item running, its processes
+    and threads gone), in a namespace of its own; a fresh sandbox where it left none. A crash,
+    a hang or threads left running end that sandbox as before, and a fresh one loads only the
+    notebook whose item it was. Half the sandboxes a class costs, and the second notebook
+    finds the libraries' pages the first one touched already copied (``docs/operators/speed.md``).
+
+    ``open`` is a ``RunnerFactory``; ``close`` ends the sandbox the last notebook left."""
+
+    def __init__(self, zygote: Zygote, limits: Limits, hide: list[Path], items: dict[str, int]) -> None:
+        self.zygote = zygote
+        self.limits = limits
+        self.hide = hide
+        self.items = items  # per notebook, in the order the notebooks are graded
+        self.live: _Live | None = None
+
+    def open(self, source: SourceFile) -> SandboxRunner:
+        # The sandbox may go on to every later notebook: its CPU limit covers them too.
+        later = list(self.items)[list(self.items).index(source.notebook):] if source.notebook in self.items \
+            else [source.notebook]
+        return SandboxRunner(self.zygote, source, self.limits, self.hide, sum(self.items.get(nb, 1) for nb in later),
+                             len(later), self)
+
+    def take(self) -> _Live | None:
+        live, self.live = self.live, None
+        return live
+
+    def leave(self, live: _Live) -> None:
+        self.close()
+        self.live = live
+
+    def close(self) -> None:
+        live = self.take()
+        if live is not None:
+            self.zygote.end(live.pid)
+            live.sock.close()
+            os.close(live.out)
 
 
 def _cell_errors(errors: Any) -> tuple[tuple[int, str], ...]:

@@ -26,11 +26,11 @@ from .. import frames
 from ..assignment.bundle import Bundle, load_bundle
 from ..diagnosis.diagnose import Diagnoser
 from ..records.job import Job
-from ..sandbox.client import SandboxRunner, default_hidden
+from ..sandbox.client import Student, default_hidden
 from ..sandbox.handles import ImageZygote, Zygote
 from ..sandbox.ladder import secrets_readable
 from ..sandbox.spec import SandboxError
-from ..submissions.load import SourceFile, load_submission
+from ..submissions.load import load_submission
 from ..submissions.recognise import notebook_marks
 from ..threads import PINNED, pin_torch
 from .score import grade_submission
@@ -113,14 +113,15 @@ def grade_folder(folder: str, job: Job) -> str:
     submission = load_submission(Path(folder), assignment.name, assignment.notebooks, written,
                                  notebook_marks(bundle.root, items))
 
-    def open_runner(source: SourceFile) -> SandboxRunner:
-        # The public examples have a time limit of their own: their CPU time is budgeted like an item's.
-        items = len(assignment.items_of(source.notebook)) + (1 if job.examples else 0)
-        return SandboxRunner(state.zygote, source, assignment.limits, state.hidden, items)
-
-    result = grade_submission(submission, bundle, job.seed, open_runner, examples=job.examples,
-                              diagnose=state.diagnoser.diagnose if state.diagnoser else None,
-                              behaviour=job.behaviour, code=job.code)
+    # The public examples have a time limit of their own: their CPU time is budgeted like an item's.
+    student = Student(state.zygote, assignment.limits, state.hidden,
+                      {nb: len(assignment.items_of(nb)) + (1 if job.examples else 0) for nb in assignment.notebooks})
+    try:
+        result = grade_submission(submission, bundle, job.seed, student.open, examples=job.examples,
+                                  diagnose=state.diagnoser.diagnose if state.diagnoser else None,
+                                  behaviour=job.behaviour, code=job.code)
+    finally:
+        student.close()
     result = replace(result, seconds=round(time.perf_counter() - started, 4))
     return json.dumps(result.to_json(), ensure_ascii=False)
 
