@@ -1,5 +1,5 @@
 """The warm zygote: imports what the assignment bundle lists (numpy, torch, ...) once, then
-forks a sandboxed child per notebook on request.
+forks a sandboxed child per student on request (and again after a crash or a hang).
 
 It is forked from the run's warm image (``grader.sandbox.image``), or started fresh on its own
 (``python -m grader.sandbox.zygote``: a Dask worker's), so its memory holds nothing a child
