@@ -23,8 +23,9 @@ Measured, each in its own process, in one run:
   subset of ``--nbgrader-n`` students with the class's mix; per student from nbgrader's
   own log timestamps; the class total scaled to N.
 * **floor**: one warm process runs the same checks on each submission with no isolation
-  (``InProcessRunner.from_source`` + ``grade_submission``; pyplot stubbed as in a sandbox),
-  after one untimed warm-up submission. The hanging students are skipped there: without a
+  (``InProcessRunner.from_source`` + ``grade_submission``, with the diagnosis of known
+  mistakes that our run makes by default; pyplot stubbed as in a sandbox), after one
+  untimed warm-up submission. The hanging students are skipped there: without a
   sandbox nothing could stop them.
 
 Medians are over the students each tool graded; ``ours/floor`` compares the same students.
@@ -312,12 +313,14 @@ def _floor_main(spec_path: str) -> None:
         pass
     from grader.assignment.bundle import load_bundle
     from grader.assignment.config import DEFAULT_ASSIGNMENT
+    from grader.diagnosis.diagnose import Diagnoser
     from grader.runners.inprocess import InProcessRunner
     from grader.submissions.load import load_submission
     from grader.worker.score import grade_submission
 
     bundle = load_bundle(DEFAULT_ASSIGNMENT)
     assignment = bundle.assignment
+    diagnose = Diagnoser(bundle).diagnose  # the work a run does by default, as ours does
     class_dir = Path(spec["class"])
     per, scores, full = {}, {}, {}
     warm = None
@@ -330,12 +333,12 @@ def _floor_main(spec_path: str) -> None:
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
             if warm is None:  # the same warm-up a worker gets: imports and first calls untimed
                 sub = load_submission(class_dir / name, assignment.name, assignment.notebooks)
-                grade_submission(sub, bundle, spec["seed"], runner)
+                grade_submission(sub, bundle, spec["seed"], runner, diagnose=diagnose)
                 warm = time.perf_counter() - started
             # Timed as a worker times a student: reading the notebooks, then the checks.
             begun = time.perf_counter()
             sub = load_submission(class_dir / name, assignment.name, assignment.notebooks)
-            result = grade_submission(sub, bundle, spec["seed"], runner)
+            result = grade_submission(sub, bundle, spec["seed"], runner, diagnose=diagnose)
         per[name] = round(time.perf_counter() - begun, 4)
         scores[name] = result.score
         full[name] = sorted(i.name for i in result.items if i.earned >= i.points)
