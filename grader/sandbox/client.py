@@ -1,7 +1,6 @@
 """The trusted side of the sandbox: a sandboxed runner per notebook (forked by the worker's
 zygote, ``grader.sandbox.handles``), one sandbox a student's notebooks take turns in
-(``Student``), wall-clock limits, what the student prints drained and capped, and the paths
-no sandbox may see.
+(``Student``), wall-clock limits, and what the student prints drained and capped.
 
 Only plain data crosses: frames parsed by ``grader.wire``; a child that sends anything
 else, too much, or nothing in time is killed and the item fails.
@@ -24,7 +23,7 @@ from ..runners import serve
 from ..runners.protocol import ItemOutput, ItemTimeout, LoadOutcome, RunnerLost
 from ..submissions.load import SourceFile
 from .handles import Zygote
-from .paths import PROJECT_ROOT, SYSTEM_FOLDERS, hidden_paths, needed_paths
+from .paths import needed_paths
 from .spec import SandboxRequest
 
 
@@ -399,23 +398,3 @@ def _cell_errors(errors: Any) -> tuple[tuple[int, str], ...]:
     if len(pairs) > serve.CELL_ERRORS + 1:
         return tuple(serve.kept_errors(pairs))
     return tuple((n, e[:serve.ERROR_CHARS]) for n, e in pairs)
-
-
-def default_hidden(class_dir: Path | None, outputs: tuple[Path, ...] = (),
-                   private: tuple[Path, ...] = ()) -> list[Path]:
-    """Everything a submission must not see: the project (reference, grader, tests,
-    the source notebooks, git history), the class, the results, the bundle's ``private``
-    folders (its checks, solutions and reference, wherever it lives), home folders, and
-    every top-level folder that is not part of the system."""
-    # /run/user: the grader's user's sockets (its session bus could start a process outside
-    # the sandbox), which a read-only mount does not close and a user namespace reaches.
-    hide = [PROJECT_ROOT, Path.home(), Path("/root"), Path("/home"), Path("/run/user")]
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime:
-        hide.append(Path(runtime))
-    hide += [p for p in Path("/").iterdir() if p.name not in SYSTEM_FOLDERS and p.is_dir() and not p.is_symlink()]
-    hide += [p for p in (class_dir, *outputs) if p is not None]
-    hide += private
-    hide.append(Path(__file__).resolve().parents[1])
-    # A home folder of "/" (some service accounts) would hide the whole system.
-    return hidden_paths([p for p in hide if p.resolve() != Path("/")], needed_paths())

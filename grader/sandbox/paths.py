@@ -4,6 +4,7 @@ rung uses them (``ladder`` says which rung this host gives)."""
 
 from __future__ import annotations
 
+import os
 import site
 import sys
 from pathlib import Path
@@ -97,3 +98,23 @@ def bridge_dirs(covered: list[Path], keep: list[Path], scratch: list[Path]) -> l
                 found.add(ancestor)
                 break
     return outermost(list(found))
+
+
+def default_hidden(class_dir: Path | None, outputs: tuple[Path, ...] = (),
+                   private: tuple[Path, ...] = ()) -> list[Path]:
+    """Everything a submission must not see: the project (reference, grader, tests,
+    the source notebooks, git history), the class, the results, the bundle's ``private``
+    folders (its checks, solutions and reference, wherever it lives), home folders, and
+    every top-level folder that is not part of the system."""
+    # /run/user: the grader's user's sockets (its session bus could start a process outside
+    # the sandbox), which a read-only mount does not close and a user namespace reaches.
+    hide = [PROJECT_ROOT, Path.home(), Path("/root"), Path("/home"), Path("/run/user")]
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime:
+        hide.append(Path(runtime))
+    hide += [p for p in Path("/").iterdir() if p.name not in SYSTEM_FOLDERS and p.is_dir() and not p.is_symlink()]
+    hide += [p for p in (class_dir, *outputs) if p is not None]
+    hide += private
+    hide.append(Path(__file__).resolve().parents[1])
+    # A home folder of "/" (some service accounts) would hide the whole system.
+    return hidden_paths([p for p in hide if p.resolve() != Path("/")], needed_paths())

@@ -26,9 +26,10 @@ from .. import frames
 from ..assignment.bundle import Bundle, load_bundle
 from ..diagnosis.diagnose import Diagnoser
 from ..records.job import Job
-from ..sandbox.client import Student, default_hidden
+from ..sandbox.client import Student
 from ..sandbox.handles import ImageZygote, Zygote
 from ..sandbox.ladder import secrets_readable
+from ..sandbox.paths import default_hidden
 from ..sandbox.spec import SandboxError
 from ..submissions.load import load_submission
 from ..submissions.recognise import notebook_marks

@@ -12,9 +12,9 @@ from sandbox_support import LIMITS, SECRET, Box
 
 from grader.assignment.bundle import load_bundle
 from grader.assignment.config import DEFAULT_ASSIGNMENT, Limits
-from grader.sandbox.client import default_hidden
 from grader.sandbox.handles import Zygote
 from grader.sandbox.ladder import RUNG_VARIABLE
+from grader.sandbox.paths import default_hidden
 
 
 @pytest.fixture(scope="session")

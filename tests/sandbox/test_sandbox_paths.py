@@ -150,8 +150,7 @@ def test_landlock_allows_reading_around_the_hidden_paths(tmp_path):
 
 
 def test_only_system_folders_stay_visible_at_the_top():
-    from grader.sandbox.client import default_hidden
-    from grader.sandbox.paths import SYSTEM_FOLDERS
+    from grader.sandbox.paths import SYSTEM_FOLDERS, default_hidden
 
     hidden = default_hidden(None)
     keep = paths.needed_paths()
