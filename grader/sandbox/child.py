@@ -242,9 +242,11 @@ def _notebook(channel: Channel, job: dict[str, Any], kill_all: bool, signals: bo
     channel.send({"event": "loaded", "errors": serve.kept_errors(errors)})
     while True:
         message = channel.receive()
-        if message is None or message.get("op") in ("close", "load"):
+        if message is None or message.get("op") == "close":
+            return None
+        if message.get("op") == "load":
             namespace.clear()  # its objects go before the next notebook's cells run
-            return message if message is not None and message.get("op") == "load" else None
+            return message
         if message.get("op") == "end_item":
             _clean_up_processes(kill_all, signals)
             _reset_signals(handlers)

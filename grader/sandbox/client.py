@@ -367,8 +367,8 @@ class Student:
 
     def open(self, source: SourceFile) -> SandboxRunner:
         # The sandbox may go on to every later notebook: its CPU limit covers them too.
-        later = list(self.items)[list(self.items).index(source.notebook):] if source.notebook in self.items \
-            else [source.notebook]
+        names = list(self.items)
+        later = names[names.index(source.notebook):] if source.notebook in self.items else [source.notebook]
         return SandboxRunner(self.zygote, source, self.limits, self.hide, sum(self.items.get(nb, 1) for nb in later),
                              len(later), self)
 
