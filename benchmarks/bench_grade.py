@@ -152,6 +152,11 @@ class TreeMemory:
         total = 0
         pss: dict[int, int] = {}
         for pid in seen:
+            # A worker starts the thread that tells it from a zygote only once it runs: one seen
+            # with a single thread is a zygote until a later sample sees it with two.
+            if self.role.get(pid) == "zygote" and self.role.get(parent.get(pid, -1)) == "image" \
+                    and _threads(pid) > 1:
+                self.role[pid] = "worker"
             if pid not in self.role:
                 cmd = _cmdline(pid)
                 parent_role = self.role.get(parent.get(pid, -1), "")
